@@ -1,0 +1,9 @@
+/** What a command may touch of the outside world; only `main.ts` builds the real one. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Environment variables (only those the CLI reads matter). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readText(path: string): Promise<string>;
+  readStdin(): Promise<string>;
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
+import { CommanderError } from 'commander';
+import { isSlidingContextError } from '../errors/sliding-context-error.js';
+import type { CliIo } from './cli-io.js';
+import { createProgram } from './program.js';
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new Error('no input file given and stdin is a terminal; pass a file or pipe JSON in');
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const io: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  readText: (path) => readFile(path, 'utf8'),
+  readStdin,
+};
+
+try {
+  await createProgram(io).parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (isSlidingContextError(error)) {
+    process.stderr.write(`error[${error.code}]: ${error.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,35 @@
+import { Command } from 'commander';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
+import type { CliIo } from './cli-io.js';
+import { runWindowCommand } from './commands/window-command.js';
+
+/** Builds the `sliding-context` command line. Nothing here touches `process`. */
+export function createProgram(io: CliIo): Command {
+  const program = new Command('sliding-context')
+    .description(
+      'Keep a long-running LLM agent conversation inside its context window, losing nothing.',
+    )
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('window')
+    .description('Plan the window of a conversation: which whole exchanges fit the budget.')
+    .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')
+    .option('--budget <tokens>', 'token budget; 0 disables windowing (default: $SLIDING_CONTEXT_TOKENS, else 100000)')
+    .option('--pin-first', 'keep the first exchange (usually the task) in every window')
+    .option('--provider <name>', 'provider the request is for', DEFAULT_PROVIDER)
+    .option('--model <name>', 'model the request is for', DEFAULT_MODEL)
+    .option('--json', 'print the plan as JSON, with the messages to send')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first',
+    )
+    .action((file: string | undefined, options) => runWindowCommand(file, options, io));
+
+  return program;
+}

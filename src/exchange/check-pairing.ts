@@ -1,0 +1,83 @@
+import type { Message } from '../message/message.js';
+import { detectExchanges } from './detect-exchanges.js';
+import { toolCallsOf, toolResultsOf } from './tool-parts.js';
+
+/** What can be wrong with the pairing of tool calls and tool results. */
+export type PairingProblemCode =
+  | 'ORPHANED_TOOL_RESULT'
+  | 'MISSING_TOOL_RESULT'
+  | 'DUPLICATE_TOOL_CALL_ID'
+  | 'DUPLICATE_TOOL_RESULT';
+
+/** One pairing problem, located at `messages[messageIndex].content[partIndex]`. */
+export interface PairingProblem {
+  readonly code: PairingProblemCode;
+  readonly messageIndex: number;
+  readonly partIndex: number;
+  readonly toolCallId: string;
+  /** One sentence saying what is wrong and where. */
+  readonly description: string;
+}
+
+function describe(code: PairingProblemCode, at: string, toolCallId: string): string {
+  switch (code) {
+    case 'ORPHANED_TOOL_RESULT':
+      return `${at}: tool result for "${toolCallId}" has no tool call before it in the same exchange`;
+    case 'MISSING_TOOL_RESULT':
+      return `${at}: tool call "${toolCallId}" has no tool result before the next user message`;
+    case 'DUPLICATE_TOOL_CALL_ID':
+      return `${at}: tool call id "${toolCallId}" is used by an earlier tool call`;
+    case 'DUPLICATE_TOOL_RESULT':
+      return `${at}: tool call "${toolCallId}" already has a tool result`;
+  }
+}
+
+/**
+ * Reports every tool result without its call, every call without its result and every reused
+ * `toolCallId`. Calls and results pair within one exchange, since exchanges are evicted whole.
+ */
+export function checkPairing(messages: readonly Message[]): PairingProblem[] {
+  const problems: PairingProblem[] = [];
+  const report = (code: PairingProblemCode, messageIndex: number, partIndex: number, id: string) =>
+    problems.push({
+      code,
+      messageIndex,
+      partIndex,
+      toolCallId: id,
+      description: describe(code, `messages[${messageIndex}].content[${partIndex}]`, id),
+    });
+
+  const seenCallIds = new Set<string>();
+  const exchanges = detectExchanges(messages);
+  const segments = [
+    { first: 0, last: (exchanges[0]?.firstMessage ?? messages.length) - 1 },
+    ...exchanges.map((exchange) => ({ first: exchange.firstMessage, last: exchange.lastMessage })),
+  ];
+  for (const segment of segments) {
+    const open = new Map<string, { messageIndex: number; partIndex: number }>();
+    const answered = new Set<string>();
+    for (let messageIndex = segment.first; messageIndex <= segment.last; messageIndex++) {
+      const message = messages[messageIndex];
+      if (!message) continue;
+      for (const { part, partIndex } of toolCallsOf(message)) {
+        if (seenCallIds.has(part.toolCallId)) {
+          report('DUPLICATE_TOOL_CALL_ID', messageIndex, partIndex, part.toolCallId);
+          continue;
+        }
+        seenCallIds.add(part.toolCallId);
+        open.set(part.toolCallId, { messageIndex, partIndex });
+      }
+      for (const { part, partIndex } of toolResultsOf(message)) {
+        if (answered.has(part.toolCallId)) {
+          report('DUPLICATE_TOOL_RESULT', messageIndex, partIndex, part.toolCallId);
+        } else if (open.delete(part.toolCallId)) {
+          answered.add(part.toolCallId);
+        } else {
+          report('ORPHANED_TOOL_RESULT', messageIndex, partIndex, part.toolCallId);
+        }
+      }
+    }
+    for (const [id, where] of open) report('MISSING_TOOL_RESULT', where.messageIndex, where.partIndex, id);
+  }
+  return problems.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
+}

@@ -1,0 +1,36 @@
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import type { Message } from '../message/message.js';
+import { checkPairing } from './check-pairing.js';
+import { startsExchange } from './detect-exchanges.js';
+
+/**
+ * The error for a message that is neither a system message nor a user message but comes before
+ * the first user message: no window could start with it.
+ */
+export function leadInError(index: number, role: string): SlidingContextError {
+  return new SlidingContextError(
+    'INVALID_CONVERSATION',
+    `messages[${index}].role: a "${role}" message comes before the first user message; only system messages may precede it, so start the conversation with a user message.`,
+  );
+}
+
+/**
+ * Checks that a window can be planned over these messages: only system messages (or events)
+ * before the first user message, no orphaned tool result, no reused tool call id, no second
+ * result for one call. Calls left unanswered are allowed: the window answers them explicitly.
+ * @throws SlidingContextError `INVALID_CONVERSATION`, `ORPHANED_TOOL_RESULT`,
+ * `DUPLICATE_TOOL_CALL_ID` or `DUPLICATE_TOOL_RESULT`, naming the message and part.
+ */
+export function requireValidConversation(messages: readonly Message[]): void {
+  for (const [index, message] of messages.entries()) {
+    if (startsExchange(message)) break;
+    if (message.role !== 'system' && message.role !== 'event') throw leadInError(index, message.role);
+  }
+  for (const problem of checkPairing(messages)) {
+    if (problem.code === 'MISSING_TOOL_RESULT') continue;
+    throw new SlidingContextError(
+      problem.code,
+      `${problem.description}; fix the conversation or repair its pairing explicitly.`,
+    );
+  }
+}

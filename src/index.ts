@@ -1,0 +1,30 @@
+export {
+  isSlidingContextError,
+  SlidingContextError,
+  type SlidingContextErrorCode,
+} from './errors/sliding-context-error.js';
+export { checkPairing, type PairingProblem, type PairingProblemCode } from './exchange/check-pairing.js';
+export { detectExchanges, type Exchange, startsExchange } from './exchange/detect-exchanges.js';
+export { requireValidConversation } from './exchange/require-valid-conversation.js';
+export { applyEvents } from './message/apply-events.js';
+export * from './message/message.js';
+export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
+export { bytesPerTokenCounter } from './tokens/bytes-per-token-counter.js';
+export { sumTokenCounts } from './tokens/sum-token-counts.js';
+export {
+  type CountableRequest,
+  type CountTarget,
+  DEFAULT_MODEL,
+  DEFAULT_PROVIDER,
+  type TokenCount,
+  type TokenCounter,
+} from './tokens/token-counter.js';
+export { buildAbortedResultMessage, type UnansweredCall } from './window/aborted-results.js';
+export {
+  DEFAULT_BUDGET_TOKENS,
+  resolveBudgetTokens,
+  validateBudgetTokens,
+} from './window/budget-tokens.js';
+export { type PlanWindowOptions, planWindow } from './window/plan-window.js';
+export type { PlannedExchange, SyntheticResult, WindowPlan } from './window/window-plan.js';
+export { type PruneResult, WindowState, type WindowStateOptions } from './window/window-state.js';

@@ -1,0 +1,48 @@
+import type { ModelMessage, ToolDefinition } from '../message/message.js';
+
+/** A token count and how it was obtained. */
+export interface TokenCount {
+  /** Number of input tokens. */
+  readonly tokens: number;
+  /** True only when a real tokenizer for this model produced the count. */
+  readonly exact: boolean;
+  /** How the count was made, e.g. `bytes/4` or `o200k_base`. */
+  readonly method: string;
+}
+
+/** Which model a request is for: counting depends on both. */
+export interface CountTarget {
+  readonly provider: string;
+  readonly model: string;
+}
+
+/** A request in the neutral model: what will be sent, before a provider shapes it. */
+export interface CountableRequest {
+  readonly system?: string | undefined;
+  readonly tools?: readonly ToolDefinition[] | undefined;
+  readonly messages: readonly ModelMessage[];
+}
+
+/**
+ * Counts the tokens of a request for a provider and model. A request is counted in segments,
+ * the preamble (framing, system prompt, tool definitions) and one per message, and `count` is
+ * always exactly the sum of the segments, so that windows can be planned segment by segment.
+ */
+export interface TokenCounter {
+  /** Counts a whole request: the preamble plus every message. */
+  count(input: CountTarget & { readonly request: CountableRequest }): TokenCount;
+  /** Counts the preamble: request framing, system prompt and tool definitions. */
+  countPreamble(
+    input: CountTarget & {
+      readonly system?: string | undefined;
+      readonly tools?: readonly ToolDefinition[] | undefined;
+    },
+  ): TokenCount;
+  /** Counts one message as it sits in the request. */
+  countMessage(input: CountTarget & { readonly message: ModelMessage }): TokenCount;
+}
+
+/** Provider assumed when none is given. */
+export const DEFAULT_PROVIDER = 'openai';
+/** Model assumed when none is given. */
+export const DEFAULT_MODEL = 'gpt-4o';

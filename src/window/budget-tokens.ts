@@ -1,0 +1,34 @@
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+
+/** Budget used when none is configured, in tokens. */
+export const DEFAULT_BUDGET_TOKENS = 100_000;
+
+/**
+ * Checks a budget in tokens: a whole number, zero or more (0 disables windowing).
+ * Strings must be plain digits. `source` names where the value came from, for the error.
+ * @throws SlidingContextError `BUDGET_INVALID`
+ */
+export function validateBudgetTokens(value: unknown, source = 'budgetTokens'): number {
+  const parsed =
+    typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value.trim()) : value;
+  if (typeof parsed === 'number' && Number.isSafeInteger(parsed) && parsed >= 0) return parsed;
+  throw new SlidingContextError(
+    'BUDGET_INVALID',
+    `${source} must be a whole number of tokens, 0 or more (0 disables windowing); got ${JSON.stringify(value)}.`,
+  );
+}
+
+/**
+ * Picks the budget: an explicit value, else the `SLIDING_CONTEXT_TOKENS` value the caller read
+ * from its environment, else {@link DEFAULT_BUDGET_TOKENS}. An empty environment value is unset.
+ */
+export function resolveBudgetTokens(options: {
+  readonly budgetTokens?: number | string | undefined;
+  readonly environmentValue?: string | undefined;
+}): number {
+  if (options.budgetTokens !== undefined) return validateBudgetTokens(options.budgetTokens, '--budget');
+  if (options.environmentValue !== undefined && options.environmentValue.trim() !== '') {
+    return validateBudgetTokens(options.environmentValue, 'SLIDING_CONTEXT_TOKENS');
+  }
+  return DEFAULT_BUDGET_TOKENS;
+}

@@ -1,0 +1,51 @@
+import type { ModelMessage } from '../message/message.js';
+
+/** An exchange as the plan sees it. Message indices point into the conversation after events. */
+export interface PlannedExchange {
+  readonly index: number;
+  readonly firstMessage: number;
+  readonly lastMessage: number;
+  /** Tokens of its messages, plus any synthetic results it needs to be valid to send. */
+  readonly tokens: number;
+  readonly inWindow: boolean;
+  /** True for the first exchange when `pinFirstExchange` is set. */
+  readonly pinned: boolean;
+}
+
+/** A synthetic `aborted` result the plan added for a call an interrupted exchange left open. */
+export interface SyntheticResult {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** Index of the exchange it belongs to. */
+  readonly exchange: number;
+}
+
+/**
+ * Which exchanges are sent and why. Invariant:
+ * `totalTokens === pinnedTokens + sum(tokens of exchanges inWindow)`.
+ */
+export interface WindowPlan {
+  readonly provider: string;
+  readonly model: string;
+  /** The ceiling in tokens; 0 means windowing is disabled. */
+  readonly budgetTokens: number;
+  /** Tokens of the request the plan builds. */
+  readonly totalTokens: number;
+  /** Tokens of the preamble: framing, system prompt, tools and leading system messages. */
+  readonly pinnedTokens: number;
+  /** True when even the pinned content and the latest exchange exceed the budget. */
+  readonly overBudget: boolean;
+  readonly overByTokens: number;
+  /** True only when every counted segment was counted exactly. */
+  readonly exact: boolean;
+  readonly method: string;
+  /** Number of leading system messages (pinned, not part of any exchange). */
+  readonly preambleMessages: number;
+  readonly exchanges: readonly PlannedExchange[];
+  readonly evictedExchanges: number;
+  /** Index of the first message after the cutoff: the first non-pinned message sent, or null. */
+  readonly cutoffMessage: number | null;
+  /** The window's messages, ready to send: leading system messages, then whole exchanges. */
+  readonly messages: readonly ModelMessage[];
+  readonly syntheticResults: readonly SyntheticResult[];
+}

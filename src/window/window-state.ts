@@ -1,0 +1,321 @@
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { startsExchange } from '../exchange/detect-exchanges.js';
+import { leadInError } from '../exchange/require-valid-conversation.js';
+import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
+import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
+import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
+import {
+  DEFAULT_MODEL,
+  DEFAULT_PROVIDER,
+  type TokenCount,
+  type TokenCounter,
+} from '../tokens/token-counter.js';
+import { assembleWindowPlan } from './_assemble-window-plan.js';
+import { buildAbortedResultMessage, type UnansweredCall } from './aborted-results.js';
+import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
+import type { WindowPlan } from './window-plan.js';
+
+/** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
+export interface WindowStateOptions {
+  readonly system?: string | undefined;
+  readonly tools?: readonly ToolDefinition[] | undefined;
+  readonly budgetTokens?: number | undefined;
+  readonly counter: TokenCounter;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly pinFirstExchange?: boolean | undefined;
+}
+
+/** What a prune changed. Exchange indices point into the conversation after events. */
+export interface PruneResult {
+  readonly evicted: readonly number[];
+  /** Exchanges brought back because there is room again (a larger budget, a rewind). */
+  readonly readmitted: readonly number[];
+  readonly totalTokens: number;
+  readonly overBudget: boolean;
+  readonly overByTokens: number;
+}
+
+interface ExchangeRecord {
+  readonly firstMessage: number;
+  lastMessage: number;
+  messageTokens: number;
+  /** Unanswered calls in call order. */
+  readonly open: Map<string, UnansweredCall>;
+  /** Synthetic result message count for each message with unanswered calls. */
+  readonly groupCounts: Map<number, TokenCount>;
+  syntheticTokens: number;
+}
+
+const tokensOf = (exchange: ExchangeRecord) => exchange.messageTokens + exchange.syntheticTokens;
+
+/**
+ * The incremental form of `planWindow`. `append` then `prune` after a turn costs time in
+ * proportion to the new messages plus the exchanges evicted, not to the history's length;
+ * `plan()` writes out exactly the plan `planWindow` gives for the same messages.
+ */
+export class WindowState {
+  readonly #options: WindowStateOptions;
+  readonly #target: { provider: string; model: string };
+  readonly #preambleCount: TokenCount;
+  #budgetTokens: number;
+  #messages: ModelMessage[] = [];
+  #messageCounts: TokenCount[] = [];
+  #marks: ActiveMark[] = [];
+  #exchanges: ExchangeRecord[] = [];
+  #callIds = new Set<string>();
+  #answered = new Set<string>();
+  #preambleMessages = 0;
+  #preambleTokens: number;
+  #firstInWindow: number;
+  #windowTokens = 0;
+  #appended = 0;
+
+  constructor(options: WindowStateOptions) {
+    this.#options = options;
+    this.#target = {
+      provider: options.provider ?? DEFAULT_PROVIDER,
+      model: options.model ?? DEFAULT_MODEL,
+    };
+    this.#budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
+    this.#preambleCount = options.counter.countPreamble({
+      ...this.#target,
+      system: options.system,
+      tools: options.tools,
+    });
+    this.#preambleTokens = this.#preambleCount.tokens;
+    this.#firstInWindow = this.#firstUnpinned;
+  }
+
+  get #firstUnpinned(): number {
+    return this.#options.pinFirstExchange === true ? 1 : 0;
+  }
+
+  /** Tokens of the request the window builds now (before any pending prune). */
+  get totalTokens(): number {
+    const pinnedExchange = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
+    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens;
+  }
+
+  get budgetTokens(): number {
+    return this.#budgetTokens;
+  }
+
+  /** Changes the budget; takes effect at the next `prune()`. */
+  setBudgetTokens(budgetTokens: number): void {
+    this.#budgetTokens = validateBudgetTokens(budgetTokens);
+  }
+
+  /**
+   * Adds messages, events included. A message that would make the conversation invalid is
+   * rejected with the same error `planWindow` gives; the messages before it stay applied.
+   */
+  append(messages: readonly Message[]): this {
+    for (const message of messages) {
+      const where = `appended message ${this.#appended}`;
+      if (message.role === 'event') this.#applyEvent(message.kind, message.label, where);
+      else this.#appendModelMessage(message);
+      this.#appended++;
+    }
+    return this;
+  }
+
+  /** Evicts the oldest exchanges until within budget, or brings evicted ones back if they fit. */
+  prune(): PruneResult {
+    const evicted: number[] = [];
+    const readmitted: number[] = [];
+    const last = this.#exchanges.length - 1;
+    const budget = this.#budgetTokens;
+    const fits = (extra: number) => budget === 0 || this.totalTokens + extra <= budget;
+    while (this.#firstInWindow < last && !fits(0)) {
+      this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      evicted.push(this.#firstInWindow);
+      this.#firstInWindow++;
+    }
+    while (this.#firstInWindow > this.#firstUnpinned) {
+      const previous = this.#exchanges[this.#firstInWindow - 1] as ExchangeRecord;
+      if (!fits(tokensOf(previous))) break;
+      this.#windowTokens += tokensOf(previous);
+      this.#firstInWindow--;
+      readmitted.push(this.#firstInWindow);
+    }
+    const totalTokens = this.totalTokens;
+    const overBudget = budget > 0 && totalTokens > budget;
+    return { evicted, readmitted, totalTokens, overBudget, overByTokens: overBudget ? totalTokens - budget : 0 };
+  }
+
+  /** Writes out the current plan, as `planWindow` would for the same messages. */
+  plan(): WindowPlan {
+    return assembleWindowPlan({
+      ...this.#target,
+      budgetTokens: this.#budgetTokens,
+      messages: this.#messages,
+      messageCounts: this.#messageCounts,
+      preambleCount: this.#preambleCount,
+      preambleMessages: this.#preambleMessages,
+      exchanges: this.#exchanges.map((exchange) => {
+        const entries = [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);
+        const calls = [...exchange.open.values()];
+        return {
+          firstMessage: exchange.firstMessage,
+          lastMessage: exchange.lastMessage,
+          groups: entries.map(([callMessage]) => calls.filter((call) => call.callMessage === callMessage)),
+          groupCounts: entries.map(([, count]) => count),
+          tokens: tokensOf(exchange),
+        };
+      }),
+      pinFirstExchange: this.#options.pinFirstExchange === true,
+      firstInWindow: Math.min(this.#firstInWindow, this.#exchanges.length),
+    });
+  }
+
+  #isCounted(exchangeIndex: number): boolean {
+    return exchangeIndex >= this.#firstUnpinned && exchangeIndex >= this.#firstInWindow;
+  }
+
+  #applyEvent(kind: string, label: string | undefined, where: string): void {
+    if (kind === 'clear') {
+      this.#truncate(0);
+      this.#marks = [];
+    } else if (kind === 'mark') {
+      this.#marks.push({ label, position: this.#messages.length });
+    } else if (kind === 'rewind') {
+      const target = findRewindTarget(this.#marks, label, where);
+      this.#truncate((this.#marks[target] as ActiveMark).position);
+      this.#marks.length = target + 1;
+    }
+  }
+
+  #appendModelMessage(message: ModelMessage): void {
+    const index = this.#messages.length;
+    const current = this.#exchanges.at(-1);
+    const opensExchange = startsExchange(message);
+    if (!current && !opensExchange && message.role !== 'system') {
+      throw leadInError(index, message.role);
+    }
+    if (current && !opensExchange) this.#requireValidPairing(message, index, current);
+
+    const count = this.#options.counter.countMessage({ ...this.#target, message });
+    this.#messages.push(message);
+    this.#messageCounts.push(count);
+    if (!current && !opensExchange) {
+      this.#preambleMessages++;
+      this.#preambleTokens += count.tokens;
+      return;
+    }
+    if (opensExchange) {
+      this.#answered.clear();
+      this.#exchanges.push({
+        firstMessage: index,
+        lastMessage: index,
+        messageTokens: count.tokens,
+        open: new Map(),
+        groupCounts: new Map(),
+        syntheticTokens: 0,
+      });
+      if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += count.tokens;
+      return;
+    }
+    this.#addToExchange(current as ExchangeRecord, message, index, count);
+  }
+
+  #requireValidPairing(message: ModelMessage, index: number, exchange: ExchangeRecord): void {
+    const newCalls = new Set<string>();
+    for (const { part, partIndex } of toolCallsOf(message)) {
+      if (this.#callIds.has(part.toolCallId) || newCalls.has(part.toolCallId)) {
+        throw new SlidingContextError(
+          'DUPLICATE_TOOL_CALL_ID',
+          `messages[${index}].content[${partIndex}]: tool call id "${part.toolCallId}" is used by an earlier tool call; fix the conversation or repair its pairing explicitly.`,
+        );
+      }
+      newCalls.add(part.toolCallId);
+    }
+    const newResults = new Set<string>();
+    for (const { part, partIndex } of toolResultsOf(message)) {
+      const id = part.toolCallId;
+      const at = `messages[${index}].content[${partIndex}]`;
+      if (this.#answered.has(id) || newResults.has(id)) {
+        throw new SlidingContextError(
+          'DUPLICATE_TOOL_RESULT',
+          `${at}: tool call "${id}" already has a tool result; fix the conversation or repair its pairing explicitly.`,
+        );
+      }
+      if (!exchange.open.has(id) && !newCalls.has(id)) {
+        throw new SlidingContextError(
+          'ORPHANED_TOOL_RESULT',
+          `${at}: tool result for "${id}" has no tool call before it in the same exchange; fix the conversation or repair its pairing explicitly.`,
+        );
+      }
+      newResults.add(id);
+    }
+  }
+
+  #addToExchange(exchange: ExchangeRecord, message: ModelMessage, index: number, count: TokenCount) {
+    const before = tokensOf(exchange);
+    exchange.lastMessage = index;
+    exchange.messageTokens += count.tokens;
+    const touched = new Set<number>();
+    for (const { part } of toolCallsOf(message)) {
+      this.#callIds.add(part.toolCallId);
+      exchange.open.set(part.toolCallId, {
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        callMessage: index,
+      });
+      touched.add(index);
+    }
+    for (const { part } of toolResultsOf(message)) {
+      const call = exchange.open.get(part.toolCallId);
+      if (!call) continue;
+      exchange.open.delete(part.toolCallId);
+      this.#answered.add(part.toolCallId);
+      touched.add(call.callMessage);
+    }
+    for (const callMessage of touched) this.#recountGroup(exchange, callMessage);
+    if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += tokensOf(exchange) - before;
+  }
+
+  #recountGroup(exchange: ExchangeRecord, callMessage: number): void {
+    const previous = exchange.groupCounts.get(callMessage);
+    if (previous) exchange.syntheticTokens -= previous.tokens;
+    const group = [...exchange.open.values()].filter((call) => call.callMessage === callMessage);
+    if (group.length === 0) {
+      exchange.groupCounts.delete(callMessage);
+      return;
+    }
+    const count = this.#options.counter.countMessage({
+      ...this.#target,
+      message: buildAbortedResultMessage(group),
+    });
+    exchange.groupCounts.set(callMessage, count);
+    exchange.syntheticTokens += count.tokens;
+  }
+
+  /** Drops every message from `length` on, as a clear or a rewind does, and rebuilds the tail. */
+  #truncate(length: number): void {
+    if (length >= this.#messages.length) return;
+    for (const message of this.#messages.slice(length)) {
+      for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);
+    }
+    const kept = this.#messages.slice(0, length);
+    while (this.#exchanges.length > 0 && (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length) {
+      const removed = this.#exchanges.pop() as ExchangeRecord;
+      if (this.#isCounted(this.#exchanges.length)) this.#windowTokens -= tokensOf(removed);
+    }
+    const tail = this.#exchanges.pop();
+    if (tail && this.#isCounted(this.#exchanges.length)) this.#windowTokens -= tokensOf(tail);
+    const rebuildFrom = tail ? tail.firstMessage : 0;
+    if (!tail) {
+      this.#preambleMessages = 0;
+      this.#preambleTokens = this.#preambleCount.tokens;
+    }
+    this.#messages = kept.slice(0, rebuildFrom);
+    this.#messageCounts.length = rebuildFrom;
+    this.#firstInWindow = Math.min(this.#firstInWindow, Math.max(this.#exchanges.length, this.#firstUnpinned));
+    this.#answered.clear();
+    for (const message of kept.slice(rebuildFrom)) {
+      for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);
+      this.#appendModelMessage(message);
+    }
+  }
+}
