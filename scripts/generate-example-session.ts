@@ -142,19 +142,30 @@ const tools: ToolDefinition[] = [
   {
     name: 'run_command',
     description: 'Run a shell command in the workspace and return its output and exit code.',
-    inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+    inputSchema: {
+      type: 'object',
+      properties: { command: { type: 'string' } },
+      required: ['command'],
+    },
   },
 ];
 
 const requests = [
-  (e: string, f: string) => `Add cursor pagination to GET /${e}s. Keep the default page size at 50.`,
-  (e: string, f: string) => `The ${e} route tests started failing after yesterday's merge. Can you find out why and fix it?`,
-  (e: string, f: string) => `Rename the ${f} column on ${e}s to ${f}Utc everywhere, including the migrations.`,
-  (e: string, f: string) => `Validate the body of POST /${e}s with zod and return 400 with the issues.`,
-  (e: string, f: string) => `GET /${e}s/:id returns 500 when the id does not exist. It should be a 404.`,
+  (e: string, _f: string) =>
+    `Add cursor pagination to GET /${e}s. Keep the default page size at 50.`,
+  (e: string, _f: string) =>
+    `The ${e} route tests started failing after yesterday's merge. Can you find out why and fix it?`,
+  (e: string, f: string) =>
+    `Rename the ${f} column on ${e}s to ${f}Utc everywhere, including the migrations.`,
+  (e: string, _f: string) =>
+    `Validate the body of POST /${e}s with zod and return 400 with the issues.`,
+  (e: string, _f: string) =>
+    `GET /${e}s/:id returns 500 when the id does not exist. It should be a 404.`,
   (e: string, f: string) => `Write a migration that adds ${f} to ${e}s, nullable, with an index.`,
-  (e: string, f: string) => `Add a test for archiving ${/^[aeiou]/.test(e) ? 'an' : 'a'} ${e} that is already archived.`,
-  (e: string, f: string) => `Sort ${e}s by ${f} descending by default, but let clients pass ?sort=.`,
+  (e: string, _f: string) =>
+    `Add a test for archiving ${/^[aeiou]/.test(e) ? 'an' : 'a'} ${e} that is already archived.`,
+  (e: string, f: string) =>
+    `Sort ${e}s by ${f} descending by default, but let clients pass ?sort=.`,
   (e: string, f: string) => `Can you check whether we ever log the ${e} ${f} in plain text?`,
 ];
 const questions = [
@@ -169,7 +180,10 @@ const messages: Message[] = [];
 let callNumber = 0;
 const nextId = () => `call_${(++callNumber).toString(36).padStart(4, '0')}`;
 
-function callAndAnswer(calls: { name: string; input: Record<string, unknown>; output: string; error?: boolean }[], text?: string) {
+function callAndAnswer(
+  calls: { name: string; input: Record<string, unknown>; output: string; error?: boolean }[],
+  text?: string,
+) {
   const ids = calls.map(() => nextId());
   messages.push({
     role: 'assistant',
@@ -189,13 +203,15 @@ function callAndAnswer(calls: { name: string; input: Record<string, unknown>; ou
       type: 'tool-result' as const,
       toolCallId: ids[index] as string,
       toolName: call.name,
-      output: call.error ? { type: 'error-text' as const, value: call.output } : { type: 'text' as const, value: call.output },
+      output: call.error
+        ? { type: 'error-text' as const, value: call.output }
+        : { type: 'text' as const, value: call.output },
     })),
   });
 }
 
 const total = Number(values.exchanges);
-const interruptAt = Math.floor(total * 0.4);
+const interruptAt = total - 4;
 for (let exchange = 0; exchange < total; exchange++) {
   const entity = pick(entities);
   const field = pick(fields);
@@ -205,18 +221,43 @@ for (let exchange = 0; exchange < total; exchange++) {
     messages.push({ role: 'user', content: pick(questions) });
     messages.push({
       role: 'assistant',
-      content: `Short answer: it depends on the ${entity} module. ${'The relevant code lives in ' + service + ', where each query is scoped by workspace_id before any filter is applied. '.repeat(between(1, 3))}`,
+      content: `Short answer: it depends on the ${entity} module. ${`The relevant code lives in ${service}${', where each query is scoped by workspace_id before any filter is applied. '.repeat(between(1, 3))}`}`,
     });
     continue;
   }
-  messages.push({ role: 'user', content: exchange === 0 ? `We are building the task-tracker service in this repo. First, get familiar with the layout, then ${requests[0]?.(entity, field).toLowerCase()}` : pick(requests)(entity, field) });
+  messages.push({
+    role: 'user',
+    content:
+      exchange === 0
+        ? `We are building the task-tracker service in this repo. First, get familiar with the layout, then ${requests[0]?.(entity, field).toLowerCase()}`
+        : pick(requests)(entity, field),
+  });
   if (exchange === 0) {
-    callAndAnswer([{ name: 'list_files', input: { path: 'src' }, output: entities.flatMap((e) => [`src/${e}s/${e}-service.ts`, `src/${e}s/${e}-routes.ts`, `src/${e}s/${e}-routes.test.ts`]).join('\n') }], 'Let me look at the layout first.');
+    callAndAnswer(
+      [
+        {
+          name: 'list_files',
+          input: { path: 'src' },
+          output: entities
+            .flatMap((e) => [
+              `src/${e}s/${e}-service.ts`,
+              `src/${e}s/${e}-routes.ts`,
+              `src/${e}s/${e}-routes.test.ts`,
+            ])
+            .join('\n'),
+        },
+      ],
+      'Let me look at the layout first.',
+    );
   }
   // Parallel reads of the service and its routes.
   callAndAnswer(
     [
-      { name: 'read_file', input: { path: service }, output: sourceFile(entity, between(2, random() < 0.15 ? 30 : 8)) },
+      {
+        name: 'read_file',
+        input: { path: service },
+        output: sourceFile(entity, between(2, random() < 0.15 ? 30 : 8)),
+      },
       { name: 'read_file', input: { path: routes }, output: sourceFile(entity, between(1, 4)) },
     ],
     `I'll read the ${entity} service and its routes.`,
@@ -224,23 +265,76 @@ for (let exchange = 0; exchange < total; exchange++) {
   if (exchange === interruptAt) {
     messages.push({
       role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: nextId(), toolName: 'run_command', input: { command: 'npm test -- --run' } }],
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: nextId(),
+          toolName: 'run_command',
+          input: { command: 'npm test -- --run' },
+        },
+      ],
     });
     continue; // the user interrupts before the command returns
   }
   if (random() < 0.5) {
-    callAndAnswer([{ name: 'search_text', input: { pattern: field, path: 'src' }, output: Array.from({ length: between(3, 12) }, () => `src/${pick(entities)}s/${pick(entities)}-service.ts:${between(5, 200)}:    .orderBy('${field}', 'desc')`).join('\n') }]);
+    callAndAnswer([
+      {
+        name: 'search_text',
+        input: { pattern: field, path: 'src' },
+        output: Array.from(
+          { length: between(3, 12) },
+          () =>
+            `src/${pick(entities)}s/${pick(entities)}-service.ts:${between(5, 200)}:    .orderBy('${field}', 'desc')`,
+        ).join('\n'),
+      },
+    ]);
   }
-  callAndAnswer([{ name: 'edit_file', input: { path: service, old_text: `.orderBy('${field}', 'asc')`, new_text: `.orderBy('${field}', 'desc')` }, output: `Edited ${service}: 1 replacement.` }], `The problem is in how ${service} orders by ${field}. Fixing it.`);
+  callAndAnswer(
+    [
+      {
+        name: 'edit_file',
+        input: {
+          path: service,
+          old_text: `.orderBy('${field}', 'asc')`,
+          new_text: `.orderBy('${field}', 'desc')`,
+        },
+        output: `Edited ${service}: 1 replacement.`,
+      },
+    ],
+    `The problem is in how ${service} orders by ${field}. Fixing it.`,
+  );
   const fails = random() < 0.35;
-  callAndAnswer([{ name: 'run_command', input: { command: 'npm test' }, output: testRun(entity, fails), error: fails }]);
+  callAndAnswer([
+    {
+      name: 'run_command',
+      input: { command: 'npm test' },
+      output: testRun(entity, fails),
+      error: fails,
+    },
+  ]);
   if (fails) {
-    callAndAnswer([{ name: 'edit_file', input: { path: routes, old_text: 'nextCursor: undefined', new_text: 'nextCursor: rows.at(-1)?.id' }, output: `Edited ${routes}: 1 replacement.` }], 'Two route tests fail: the cursor is never set. Fixing the route.');
-    callAndAnswer([{ name: 'run_command', input: { command: 'npm test' }, output: testRun(entity, false) }]);
+    callAndAnswer(
+      [
+        {
+          name: 'edit_file',
+          input: {
+            path: routes,
+            old_text: 'nextCursor: undefined',
+            new_text: 'nextCursor: rows.at(-1)?.id',
+          },
+          output: `Edited ${routes}: 1 replacement.`,
+        },
+      ],
+      'Two route tests fail: the cursor is never set. Fixing the route.',
+    );
+    callAndAnswer([
+      { name: 'run_command', input: { command: 'npm test' }, output: testRun(entity, false) },
+    ]);
   }
   messages.push({
     role: 'assistant',
-    content: `Done. I changed ${service}${fails ? ` and ${routes}` : ''}: ${entity}s are now ordered by ${field} as requested, and the full test suite passes. ${random() < 0.5 ? `One thing to watch: ${field} is nullable, so rows without it sort last.` : ''}`.trim(),
+    content:
+      `Done. I changed ${service}${fails ? ` and ${routes}` : ''}: ${entity}s are now ordered by ${field} as requested, and the full test suite passes. ${random() < 0.5 ? `One thing to watch: ${field} is nullable, so rows without it sort last.` : ''}`.trim(),
   });
 }
 
@@ -251,4 +345,6 @@ const session = {
   messages,
 };
 writeFileSync(values.out, `${JSON.stringify(session, null, 1)}\n`);
-console.log(`wrote ${values.out}: ${messages.filter((m) => m.role === 'user').length} exchanges, ${messages.length} messages`);
+console.log(
+  `wrote ${values.out}: ${messages.filter((m) => m.role === 'user').length} exchanges, ${messages.length} messages`,
+);

@@ -3,7 +3,11 @@ export {
   SlidingContextError,
   type SlidingContextErrorCode,
 } from './errors/sliding-context-error.js';
-export { checkPairing, type PairingProblem, type PairingProblemCode } from './exchange/check-pairing.js';
+export {
+  checkPairing,
+  type PairingProblem,
+  type PairingProblemCode,
+} from './exchange/check-pairing.js';
 export { detectExchanges, type Exchange, startsExchange } from './exchange/detect-exchanges.js';
 export { requireValidConversation } from './exchange/require-valid-conversation.js';
 export { applyEvents } from './message/apply-events.js';

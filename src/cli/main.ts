@@ -14,6 +14,12 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+// A reader that stops early (`| head`) closes the pipe: that is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const io: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
@@ -31,7 +37,9 @@ try {
     process.stderr.write(`error[${error.code}]: ${error.message}\n`);
     process.exitCode = 2;
   } else {
-    process.stderr.write(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   }
 }

@@ -19,8 +19,14 @@ export function createProgram(io: CliIo): Command {
   program
     .command('window')
     .description('Plan the window of a conversation: which whole exchanges fit the budget.')
-    .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')
-    .option('--budget <tokens>', 'token budget; 0 disables windowing (default: $SLIDING_CONTEXT_TOKENS, else 100000)')
+    .argument(
+      '[file]',
+      'JSON file: a message array or { system?, tools?, messages }; - or none for stdin',
+    )
+    .option(
+      '--budget <tokens>',
+      'token budget; 0 disables windowing (default: $SLIDING_CONTEXT_TOKENS, else 100000)',
+    )
     .option('--pin-first', 'keep the first exchange (usually the task) in every window')
     .option('--provider <name>', 'provider the request is for', DEFAULT_PROVIDER)
     .option('--model <name>', 'model the request is for', DEFAULT_MODEL)

@@ -24,7 +24,9 @@ export async function readInputText(io: CliIo, path: string | undefined): Promis
     return name === 'stdin' ? await io.readStdin() : await io.readText(name);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SlidingContextError('INVALID_INPUT', `Cannot read ${name}: ${reason}.`, { cause: error });
+    throw new SlidingContextError('INVALID_INPUT', `Cannot read ${name}: ${reason}.`, {
+      cause: error,
+    });
   }
 }
 

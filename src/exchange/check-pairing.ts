@@ -62,7 +62,6 @@ export function checkPairing(messages: readonly Message[]): PairingProblem[] {
       for (const { part, partIndex } of toolCallsOf(message)) {
         if (seenCallIds.has(part.toolCallId)) {
           report('DUPLICATE_TOOL_CALL_ID', messageIndex, partIndex, part.toolCallId);
-          continue;
         }
         seenCallIds.add(part.toolCallId);
         open.set(part.toolCallId, { messageIndex, partIndex });
@@ -77,7 +76,8 @@ export function checkPairing(messages: readonly Message[]): PairingProblem[] {
         }
       }
     }
-    for (const [id, where] of open) report('MISSING_TOOL_RESULT', where.messageIndex, where.partIndex, id);
+    for (const [id, where] of open)
+      report('MISSING_TOOL_RESULT', where.messageIndex, where.partIndex, id);
   }
   return problems.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
 }

@@ -35,7 +35,11 @@ export function detectExchanges(messages: readonly Message[]): Exchange[] {
     start = index;
   });
   if (start >= 0) {
-    exchanges.push({ index: exchanges.length, firstMessage: start, lastMessage: messages.length - 1 });
+    exchanges.push({
+      index: exchanges.length,
+      firstMessage: start,
+      lastMessage: messages.length - 1,
+    });
   }
   return exchanges;
 }

@@ -24,7 +24,8 @@ export function leadInError(index: number, role: string): SlidingContextError {
 export function requireValidConversation(messages: readonly Message[]): void {
   for (const [index, message] of messages.entries()) {
     if (startsExchange(message)) break;
-    if (message.role !== 'system' && message.role !== 'event') throw leadInError(index, message.role);
+    if (message.role !== 'system' && message.role !== 'event')
+      throw leadInError(index, message.role);
   }
   for (const problem of checkPairing(messages)) {
     if (problem.code === 'MISSING_TOOL_RESULT') continue;

@@ -7,7 +7,11 @@ export interface IndexedPart<Part> {
 }
 
 function partsOf(message: Message) {
-  if (message.role === 'system' || message.role === 'event' || typeof message.content === 'string') {
+  if (
+    message.role === 'system' ||
+    message.role === 'event' ||
+    typeof message.content === 'string'
+  ) {
     return [];
   }
   return message.content;

@@ -8,7 +8,8 @@ export function formatPath(root: string, path: readonly PathSegment[]): string {
   let text = root;
   for (const segment of path) {
     if (typeof segment === 'number') text += `[${segment}]`;
-    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment)) text += `.${segment}`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
+      text += `.${segment}`;
     else text += `[${JSON.stringify(String(segment))}]`;
   }
   return text;
@@ -23,6 +24,10 @@ function describeValue(value: unknown): string {
   }
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function listOptions(options: readonly unknown[]): string {
@@ -61,7 +66,9 @@ export function formatIssue(root: string, issue: Issue, parentPath: readonly Pat
     case 'invalid_union': {
       if ('discriminator' in issue && issue.errors.length === 0) {
         const options = 'options' in issue && Array.isArray(issue.options) ? issue.options : [];
-        return `${formatPath(root, path)}: expected ${listOptions(options)}, received ${describeValue(input)}`;
+        const key = String(issue.discriminator);
+        const value = isRecord(input) ? input[key] : input;
+        return `${formatPath(root, path)}: expected ${listOptions(options)}, received ${describeValue(value)}`;
       }
       const branch = pickUnionBranch(issue.errors);
       const first = branch?.[0];

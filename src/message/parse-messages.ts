@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { formatIssue } from './_format-issue.js';
-import { type Message, messageSchema, type ToolDefinition, toolDefinitionSchema } from './message.js';
+import {
+  type Message,
+  messageSchema,
+  type ToolDefinition,
+  toolDefinitionSchema,
+} from './message.js';
 
 const messagesSchema = z.array(messageSchema);
 const toolsSchema = z.array(toolDefinitionSchema);
@@ -9,7 +14,8 @@ const toolsSchema = z.array(toolDefinitionSchema);
 function toError(root: string, error: z.ZodError, what: string): SlidingContextError {
   const [first, ...rest] = error.issues;
   const detail = first ? formatIssue(root, first) : `${root}: invalid`;
-  const more = rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
+  const more =
+    rest.length > 0 ? ` (and ${rest.length} more problem${rest.length > 1 ? 's' : ''})` : '';
   return new SlidingContextError('INVALID_MESSAGE', `Invalid ${what}: ${detail}${more}.`, {
     cause: error,
   });

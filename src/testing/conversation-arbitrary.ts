@@ -3,7 +3,13 @@ import type { Message, ModelMessage, ToolDefinition } from '../message/message.j
 
 /** The shape of one generated exchange. */
 interface ExchangeSpec {
-  readonly kind: 'plain' | 'tool-loop' | 'parallel' | 'interrupted' | 'anthropic-style' | 'reasoning';
+  readonly kind:
+    | 'plain'
+    | 'tool-loop'
+    | 'parallel'
+    | 'interrupted'
+    | 'anthropic-style'
+    | 'reasoning';
   readonly steps: number;
   readonly parallel: number;
   readonly textLength: number;
@@ -15,7 +21,14 @@ interface ExchangeSpec {
 }
 
 const exchangeSpecArbitrary: fc.Arbitrary<Omit<ExchangeSpec, 'huge'>> = fc.record({
-  kind: fc.constantFrom('plain', 'tool-loop', 'parallel', 'interrupted', 'anthropic-style', 'reasoning'),
+  kind: fc.constantFrom(
+    'plain',
+    'tool-loop',
+    'parallel',
+    'interrupted',
+    'anthropic-style',
+    'reasoning',
+  ),
   steps: fc.integer({ min: 1, max: 3 }),
   parallel: fc.integer({ min: 1, max: 3 }),
   textLength: fc.integer({ min: 1, max: 400 }),
@@ -78,8 +91,10 @@ export function conversationArbitrary(
         }
         const length = spec.huge ? 20_000 : spec.textLength;
         messages.push({ role: 'user', content: text(length, exchange) });
-        if (options.events && spec.markInside) messages.push({ role: 'event', kind: 'mark', label: spec.label });
-        if (spec.systemInside) messages.push({ role: 'system', content: 'Note: the user is on call.' });
+        if (options.events && spec.markInside)
+          messages.push({ role: 'event', kind: 'mark', label: spec.label });
+        if (spec.systemInside)
+          messages.push({ role: 'system', content: 'Note: the user is on call.' });
         const call = () => ({
           type: 'tool-call' as const,
           toolCallId: `call_${++callNumber}`,
@@ -96,7 +111,10 @@ export function conversationArbitrary(
           case 'plain':
             break;
           case 'reasoning':
-            messages.push({ role: 'assistant', content: [{ type: 'reasoning', text: 'thinking…' }] });
+            messages.push({
+              role: 'assistant',
+              content: [{ type: 'reasoning', text: 'thinking…' }],
+            });
             break;
           case 'tool-loop':
           case 'parallel':
@@ -105,14 +123,20 @@ export function conversationArbitrary(
             const width = spec.kind === 'tool-loop' ? 1 : spec.parallel;
             for (let step = 0; step < spec.steps; step++) {
               const calls = Array.from({ length: width }, call);
-              messages.push({ role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, ...calls] });
+              messages.push({
+                role: 'assistant',
+                content: [{ type: 'text', text: 'Checking.' }, ...calls],
+              });
               const interrupted = spec.kind === 'interrupted' && step === spec.steps - 1;
               const answered = interrupted ? calls.slice(0, calls.length - 1) : calls;
               if (answered.length === 0) continue;
               if (spec.kind === 'anthropic-style') {
                 messages.push({
                   role: 'user',
-                  content: [...answered.map(resultFor), ...(step % 2 ? [{ type: 'text' as const, text: 'approved' }] : [])],
+                  content: [
+                    ...answered.map(resultFor),
+                    ...(step % 2 ? [{ type: 'text' as const, text: 'approved' }] : []),
+                  ],
                 });
               } else {
                 messages.push({ role: 'tool', content: answered.map(resultFor) });

@@ -44,10 +44,19 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
       windowCounts.push(...messageCounts.slice(exchange.firstMessage, exchange.lastMessage + 1));
       windowCounts.push(...exchange.groupCounts);
       windowMessages.push(
-        ...insertAbortedResults(messages, exchange.firstMessage, exchange.lastMessage, exchange.groups),
+        ...insertAbortedResults(
+          messages,
+          exchange.firstMessage,
+          exchange.lastMessage,
+          exchange.groups,
+        ),
       );
       for (const call of exchange.groups.flat()) {
-        syntheticResults.push({ toolCallId: call.toolCallId, toolName: call.toolName, exchange: index });
+        syntheticResults.push({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          exchange: index,
+        });
       }
     }
     return {

@@ -26,7 +26,8 @@ export function resolveBudgetTokens(options: {
   readonly budgetTokens?: number | string | undefined;
   readonly environmentValue?: string | undefined;
 }): number {
-  if (options.budgetTokens !== undefined) return validateBudgetTokens(options.budgetTokens, '--budget');
+  if (options.budgetTokens !== undefined)
+    return validateBudgetTokens(options.budgetTokens, '--budget');
   if (options.environmentValue !== undefined && options.environmentValue.trim() !== '') {
     return validateBudgetTokens(options.environmentValue, 'SLIDING_CONTEXT_TOKENS');
   }

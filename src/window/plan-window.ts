@@ -5,13 +5,13 @@ import { toolCallsOf } from '../exchange/tool-parts.js';
 import { applyEvents } from '../message/apply-events.js';
 import type { Message, ToolDefinition } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
+import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
 import {
-  DEFAULT_MODEL,
-  DEFAULT_PROVIDER,
-  type TokenCounter,
-} from '../tokens/token-counter.js';
-import { type ExchangeAccount, assembleWindowPlan } from './_assemble-window-plan.js';
-import { buildAbortedResultMessage, groupByCallMessage, type UnansweredCall } from './aborted-results.js';
+  buildAbortedResultMessage,
+  groupByCallMessage,
+  type UnansweredCall,
+} from './aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import type { WindowPlan } from './window-plan.js';
 
@@ -51,7 +51,11 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     const call = message && toolCallsOf(message).find((c) => c.partIndex === problem.partIndex);
     if (!call) continue;
     const list = unanswered.get(problem.messageIndex) ?? [];
-    list.push({ toolCallId: call.part.toolCallId, toolName: call.part.toolName, callMessage: problem.messageIndex });
+    list.push({
+      toolCallId: call.part.toolCallId,
+      toolName: call.part.toolName,
+      callMessage: problem.messageIndex,
+    });
     unanswered.set(problem.messageIndex, list);
   }
 
@@ -72,7 +76,11 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   });
 
   const preambleMessages = exchanges[0]?.firstMessage ?? messages.length;
-  const preambleCount = counter.countPreamble({ ...target, system: options.system, tools: options.tools });
+  const preambleCount = counter.countPreamble({
+    ...target,
+    system: options.system,
+    tools: options.tools,
+  });
   const pinFirstExchange = options.pinFirstExchange === true;
   const firstUnpinned = pinFirstExchange ? 1 : 0;
 

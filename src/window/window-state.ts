@@ -94,7 +94,9 @@ export class WindowState {
   /** Tokens of the request the window builds now (before any pending prune). */
   get totalTokens(): number {
     const pinnedExchange = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
-    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens;
+    return (
+      this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens
+    );
   }
 
   get budgetTokens(): number {
@@ -141,7 +143,13 @@ export class WindowState {
     }
     const totalTokens = this.totalTokens;
     const overBudget = budget > 0 && totalTokens > budget;
-    return { evicted, readmitted, totalTokens, overBudget, overByTokens: overBudget ? totalTokens - budget : 0 };
+    return {
+      evicted,
+      readmitted,
+      totalTokens,
+      overBudget,
+      overByTokens: overBudget ? totalTokens - budget : 0,
+    };
   }
 
   /** Writes out the current plan, as `planWindow` would for the same messages. */
@@ -159,7 +167,9 @@ export class WindowState {
         return {
           firstMessage: exchange.firstMessage,
           lastMessage: exchange.lastMessage,
-          groups: entries.map(([callMessage]) => calls.filter((call) => call.callMessage === callMessage)),
+          groups: entries.map(([callMessage]) =>
+            calls.filter((call) => call.callMessage === callMessage),
+          ),
           groupCounts: entries.map(([, count]) => count),
           tokens: tokensOf(exchange),
         };
@@ -250,7 +260,12 @@ export class WindowState {
     }
   }
 
-  #addToExchange(exchange: ExchangeRecord, message: ModelMessage, index: number, count: TokenCount) {
+  #addToExchange(
+    exchange: ExchangeRecord,
+    message: ModelMessage,
+    index: number,
+    count: TokenCount,
+  ) {
     const before = tokensOf(exchange);
     exchange.lastMessage = index;
     exchange.messageTokens += count.tokens;
@@ -272,7 +287,8 @@ export class WindowState {
       touched.add(call.callMessage);
     }
     for (const callMessage of touched) this.#recountGroup(exchange, callMessage);
-    if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += tokensOf(exchange) - before;
+    if (this.#isCounted(this.#exchanges.length - 1))
+      this.#windowTokens += tokensOf(exchange) - before;
   }
 
   #recountGroup(exchange: ExchangeRecord, callMessage: number): void {
@@ -298,7 +314,10 @@ export class WindowState {
       for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);
     }
     const kept = this.#messages.slice(0, length);
-    while (this.#exchanges.length > 0 && (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length) {
+    while (
+      this.#exchanges.length > 0 &&
+      (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length
+    ) {
       const removed = this.#exchanges.pop() as ExchangeRecord;
       if (this.#isCounted(this.#exchanges.length)) this.#windowTokens -= tokensOf(removed);
     }
@@ -311,7 +330,10 @@ export class WindowState {
     }
     this.#messages = kept.slice(0, rebuildFrom);
     this.#messageCounts.length = rebuildFrom;
-    this.#firstInWindow = Math.min(this.#firstInWindow, Math.max(this.#exchanges.length, this.#firstUnpinned));
+    this.#firstInWindow = Math.min(
+      this.#firstInWindow,
+      Math.max(this.#exchanges.length, this.#firstUnpinned),
+    );
     this.#answered.clear();
     for (const message of kept.slice(rebuildFrom)) {
       for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);

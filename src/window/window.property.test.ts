@@ -14,7 +14,12 @@ const counter = bytesPerTokenCounter;
 
 /** A conversation, a budget drawn around its size, and whether the first exchange is pinned. */
 const scenario = fc
-  .tuple(conversationArbitrary({ events: true }), fc.double({ min: 0, max: 1.3, noNaN: true }), fc.boolean(), fc.boolean())
+  .tuple(
+    conversationArbitrary({ events: true }),
+    fc.double({ min: 0, max: 1.3, noNaN: true }),
+    fc.boolean(),
+    fc.boolean(),
+  )
   .map(([conversation, fraction, pinFirstExchange, disabled]) => {
     const full = planWindow({ ...conversation, budgetTokens: 0, counter });
     const budgetTokens = disabled ? 0 : Math.max(1, Math.round(full.totalTokens * fraction));
@@ -27,7 +32,12 @@ function isSynthetic(message: ModelMessage): boolean {
 
 function checkInvariants(
   plan: WindowPlan,
-  input: { system: string | undefined; tools: ToolDefinition[]; messages: Message[]; pinFirstExchange: boolean },
+  input: {
+    system: string | undefined;
+    tools: ToolDefinition[];
+    messages: Message[];
+    pinFirstExchange: boolean;
+  },
 ) {
   const messages = applyEvents(input.messages);
   const pinFirst = input.pinFirstExchange;
@@ -38,7 +48,9 @@ function checkInvariants(
   // Whole exchanges only: the window is the preamble plus complete exchanges, in order.
   const expected = [
     ...messages.slice(0, plan.preambleMessages),
-    ...inWindow.flatMap((exchange) => messages.slice(exchange.firstMessage, exchange.lastMessage + 1)),
+    ...inWindow.flatMap((exchange) =>
+      messages.slice(exchange.firstMessage, exchange.lastMessage + 1),
+    ),
   ];
   expect(plan.messages.filter((message) => !isSynthetic(message))).toEqual(expected);
 
@@ -56,13 +68,17 @@ function checkInvariants(
   // Evicted exchanges are the oldest unpinned ones: the window is a suffix.
   const unpinned = plan.exchanges.filter((exchange) => !exchange.pinned);
   const firstIn = unpinned.findIndex((exchange) => exchange.inWindow);
-  if (firstIn >= 0) expect(unpinned.slice(firstIn).every((exchange) => exchange.inWindow)).toBe(true);
+  if (firstIn >= 0)
+    expect(unpinned.slice(firstIn).every((exchange) => exchange.inWindow)).toBe(true);
 
   // The parts add up, and they add up to what the counter says of the request as sent.
   const exchangeTokens = inWindow.reduce((sum, exchange) => sum + exchange.tokens, 0);
   expect(plan.totalTokens).toBe(plan.pinnedTokens + exchangeTokens);
   expect(plan.totalTokens).toBe(
-    counter.count({ ...target, request: { system: input.system, tools: input.tools, messages: plan.messages } }).tokens,
+    counter.count({
+      ...target,
+      request: { system: input.system, tools: input.tools, messages: plan.messages },
+    }).tokens,
   );
 
   if (plan.budgetTokens === 0) {
@@ -106,35 +122,47 @@ describe('planWindow properties', () => {
 describe('WindowState properties', () => {
   it('append then prune, chunk by chunk, equals planWindow on the same messages', () => {
     fc.assert(
-      fc.property(scenario, fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }), (input, chunkSizes) => {
-        const state = new WindowState({ ...input, counter });
-        let appended = 0;
-        let chunk = 0;
-        while (appended < input.messages.length) {
-          const size = chunkSizes[chunk++ % chunkSizes.length] ?? 1;
-          const next = input.messages.slice(appended, appended + size);
-          appended += next.length;
-          state.append(next).prune();
-          const expected = planWindow({ ...input, messages: input.messages.slice(0, appended), counter });
-          expect(state.plan()).toEqual(expected);
-          expect(state.totalTokens).toBe(expected.totalTokens);
-        }
-      }),
+      fc.property(
+        scenario,
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }),
+        (input, chunkSizes) => {
+          const state = new WindowState({ ...input, counter });
+          let appended = 0;
+          let chunk = 0;
+          while (appended < input.messages.length) {
+            const size = chunkSizes[chunk++ % chunkSizes.length] ?? 1;
+            const next = input.messages.slice(appended, appended + size);
+            appended += next.length;
+            state.append(next).prune();
+            const expected = planWindow({
+              ...input,
+              messages: input.messages.slice(0, appended),
+              counter,
+            });
+            expect(state.plan()).toEqual(expected);
+            expect(state.totalTokens).toBe(expected.totalTokens);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('follows budget changes, evicting and readmitting as planWindow would', () => {
     fc.assert(
-      fc.property(scenario, fc.array(fc.nat({ max: 30_000 }), { minLength: 1, maxLength: 4 }), (input, budgets) => {
-        const state = new WindowState({ ...input, counter }).append(input.messages);
-        state.prune();
-        for (const budgetTokens of budgets) {
-          state.setBudgetTokens(budgetTokens);
+      fc.property(
+        scenario,
+        fc.array(fc.nat({ max: 30_000 }), { minLength: 1, maxLength: 4 }),
+        (input, budgets) => {
+          const state = new WindowState({ ...input, counter }).append(input.messages);
           state.prune();
-          expect(state.plan()).toEqual(planWindow({ ...input, budgetTokens, counter }));
-        }
-      }),
+          for (const budgetTokens of budgets) {
+            state.setBudgetTokens(budgetTokens);
+            state.prune();
+            expect(state.plan()).toEqual(planWindow({ ...input, budgetTokens, counter }));
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

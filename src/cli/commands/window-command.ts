@@ -61,6 +61,8 @@ export async function runWindowCommand(
     pinFirstExchange: options.pinFirst === true,
   });
   io.stdout.write(
-    options.json ? `${JSON.stringify(toWindowJson(plan), null, 2)}\n` : renderWindowReport(plan, messages),
+    options.json
+      ? `${JSON.stringify(toWindowJson(plan), null, 2)}\n`
+      : renderWindowReport(plan, messages),
   );
 }

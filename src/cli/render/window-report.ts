@@ -27,7 +27,9 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
   ].join('  ');
   const lines: string[] = [];
   const budget =
-    plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
+    plan.budgetTokens === 0
+      ? 'windowing disabled'
+      : `budget ${formatNumber(plan.budgetTokens)} tokens`;
   lines.push(`sliding-context window · ${plan.provider}/${plan.model} · ${budget}`, '', header);
 
   const cutoffExchange = plan.exchanges.find(
@@ -54,9 +56,13 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
   const inWindow = plan.exchanges.filter((exchange) => exchange.inWindow).length;
   const pinnedParts = ['framing', 'system prompt', 'tools'];
   if (plan.preambleMessages > 0) {
-    pinnedParts.push(`${plan.preambleMessages} leading system message${plan.preambleMessages > 1 ? 's' : ''}`);
+    pinnedParts.push(
+      `${plan.preambleMessages} leading system message${plan.preambleMessages > 1 ? 's' : ''}`,
+    );
   }
-  const counting = plan.exact ? `${plan.method} (exact)` : `${plan.method} (an estimate, not exact)`;
+  const counting = plan.exact
+    ? `${plan.method} (exact)`
+    : `${plan.method} (an estimate, not exact)`;
   lines.push(
     '',
     `Pinned     ${formatNumber(plan.pinnedTokens)} tokens (${pinnedParts.join(', ')})`,

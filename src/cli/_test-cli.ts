@@ -1,0 +1,24 @@
+import type { CliIo } from './cli-io.js';
+import { createProgram } from './program.js';
+
+/** Runs the CLI in-process on the given arguments, files and stdin; returns what it printed. */
+export async function runCli(
+  args: readonly string[],
+  options: { files?: Record<string, string>; stdin?: string; env?: Record<string, string> } = {},
+) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: options.env ?? {},
+    readText: async (path) => {
+      const text = options.files?.[path];
+      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+      return text;
+    },
+    readStdin: async () => options.stdin ?? '',
+  };
+  await createProgram(io).parseAsync(['node', 'sliding-context', ...args]);
+  return { stdout, stderr };
+}

@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../_test-cli.js';
+
+const example = readFileSync(
+  new URL('../../../examples/coding-agent-session.json', import.meta.url),
+  'utf8',
+);
+const files = { 'session.json': example };
+
+interface JsonReport {
+  budgetTokens: number;
+  totalTokens: number;
+  pinnedTokens: number;
+  overBudget: boolean;
+  overByTokens: number;
+  exact: boolean;
+  method: string;
+  provider: string;
+  model: string;
+  cutoffMessage: number | null;
+  exchanges: {
+    index: number;
+    firstMessage: number;
+    lastMessage: number;
+    tokens: number;
+    inWindow: boolean;
+  }[];
+  messages: { role: string }[];
+}
+
+async function windowJson(args: string[], options: Parameters<typeof runCli>[1] = { files }) {
+  const { stdout } = await runCli(['window', ...args, '--json'], options);
+  return JSON.parse(stdout) as JsonReport;
+}
+
+describe('sliding-context window', () => {
+  it('--json reports the plan with the documented fields, and they add up', async () => {
+    const report = await windowJson(['session.json', '--budget', '24000']);
+    expect(report).toMatchObject({
+      budgetTokens: 24_000,
+      overBudget: false,
+      overByTokens: 0,
+      exact: false,
+      method: 'bytes/4',
+      provider: 'openai',
+      model: 'gpt-4o',
+    });
+    expect(report.exchanges.length).toBeGreaterThanOrEqual(40);
+    const inWindow = report.exchanges.filter((exchange) => exchange.inWindow);
+    expect(report.totalTokens).toBe(
+      report.pinnedTokens + inWindow.reduce((sum, e) => sum + e.tokens, 0),
+    );
+    expect(report.totalTokens).toBeLessThanOrEqual(24_000);
+    expect(report.cutoffMessage).toBe(inWindow[0]?.firstMessage);
+    expect(report.messages[0]?.role).toBe('user');
+    expect(Object.keys(report.exchanges[0] ?? {})).toEqual(
+      expect.arrayContaining(['index', 'firstMessage', 'lastMessage', 'tokens', 'inWindow']),
+    );
+  });
+
+  it('takes --provider, --model and --pin-first', async () => {
+    const report = await windowJson([
+      'session.json',
+      '--budget',
+      '20000',
+      '--pin-first',
+      '--provider',
+      'anthropic',
+      '--model',
+      'claude-sonnet-4-5',
+    ]);
+    expect(report).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(report.exchanges[0]?.inWindow).toBe(true);
+    expect(report.exchanges[1]?.inWindow).toBe(false);
+  });
+
+  it('reads stdin for - and for no file, and takes the budget from SLIDING_CONTEXT_TOKENS', async () => {
+    const fromDash = await windowJson(['-'], {
+      stdin: example,
+      env: { SLIDING_CONTEXT_TOKENS: '30000' },
+    });
+    expect(fromDash.budgetTokens).toBe(30_000);
+    const fromNothing = await windowJson([], { stdin: example });
+    expect(fromNothing.budgetTokens).toBe(100_000);
+  });
+
+  it('accepts a bare array of messages', async () => {
+    const messages = JSON.stringify([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
+    const report = await windowJson(['-'], { stdin: messages });
+    expect(report.exchanges).toHaveLength(1);
+  });
+
+  it('draws the context rule where the window begins, with out rows above and in rows below', async () => {
+    const { stdout } = await runCli(['window', 'session.json', '--budget', '24000'], { files });
+    const lines = stdout.split('\n');
+    const rule = lines.findIndex((line) => line.startsWith('── context ──'));
+    expect(rule).toBeGreaterThan(0);
+    expect(lines[rule - 1]).toBe('');
+    expect(lines[rule + 1]).toBe('');
+    const rows = lines.filter((line) => / (in|out)$/.test(line));
+    const above = lines.slice(0, rule).filter((line) => / (in|out)$/.test(line));
+    expect(above.every((line) => line.endsWith(' out'))).toBe(true);
+    expect(rows.slice(above.length).every((line) => line.endsWith(' in'))).toBe(true);
+    expect(stdout).toMatch(
+      /Window +[\d,]+ tokens in all \(budget 24,000\): \d+ of 60 exchanges, \d+ evicted/,
+    );
+  });
+});
+
+describe('sliding-context window, bad input', () => {
+  const cases: [string, string[], Parameters<typeof runCli>[1], string, RegExp][] = [
+    ['an unreadable file', ['missing.json'], {}, 'INVALID_INPUT', /Cannot read missing\.json/],
+    [
+      'invalid JSON',
+      ['-'],
+      { stdin: '{"messages": [' },
+      'INVALID_INPUT',
+      /stdin is not valid JSON/,
+    ],
+    [
+      'an invalid message',
+      ['-'],
+      {
+        stdin:
+          '[{"role":"user","content":"a"},{"role":"assistant","content":[{"type":"tool-call","toolCallId":1,"toolName":"f","input":{}}]}]',
+      },
+      'INVALID_MESSAGE',
+      /messages\[1\]\.content\[0\]\.toolCallId: expected string/,
+    ],
+    [
+      'an orphaned tool result',
+      ['-'],
+      {
+        stdin:
+          '[{"role":"user","content":"a"},{"role":"tool","content":[{"type":"tool-result","toolCallId":"x","toolName":"f","output":{"type":"text","value":"v"}}]}]',
+      },
+      'ORPHANED_TOOL_RESULT',
+      /messages\[1\]\.content\[0\]/,
+    ],
+    ['a negative budget', ['-', '--budget', '-5'], { stdin: '[]' }, 'BUDGET_INVALID', /--budget/],
+    [
+      'a fractional budget',
+      ['-', '--budget', '1.5'],
+      { stdin: '[]' },
+      'BUDGET_INVALID',
+      /--budget/,
+    ],
+    [
+      'a non-numeric environment budget',
+      ['-'],
+      { stdin: '[]', env: { SLIDING_CONTEXT_TOKENS: 'lots' } },
+      'BUDGET_INVALID',
+      /SLIDING_CONTEXT_TOKENS/,
+    ],
+    [
+      'an object without messages',
+      ['-'],
+      { stdin: '{"system":"x"}' },
+      'INVALID_INPUT',
+      /array of messages or an object/,
+    ],
+  ];
+  it.each(cases)('rejects %s with a clear error', async (_name, args, options, code, message) => {
+    await expect(runCli(['window', ...args], options)).rejects.toMatchObject({
+      code,
+      message: expect.stringMatching(message),
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs the real CLI entry point in a child process. */
+function cli(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: root,
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, SLIDING_CONTEXT_TOKENS: '' },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the sliding-context binary', () => {
+  it('--help lists the commands', () => {
+    const { status, stdout } = cli(['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/Commands:\n\s+window/);
+  });
+
+  it('windows the bundled example and draws the context rule', () => {
+    const { status, stdout } = cli([
+      'window',
+      'examples/coding-agent-session.json',
+      '--budget',
+      '24000',
+    ]);
+    expect(status).toBe(0);
+    expect(stdout).toContain('── context ──');
+  });
+
+  it('exits 2 with error[CODE] and no stack trace on bad input', () => {
+    const { status, stderr, stdout } = cli(['window', '-'], '{"messages": [{"role": "robot"}]}');
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /^error\[INVALID_MESSAGE\]: Invalid message: messages\[0\]\.role: expected/,
+    );
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 on an unknown option', () => {
+    expect(cli(['window', '--bogus']).status).toBe(2);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../message/message.js';
+import { checkPairing } from './check-pairing.js';
+
+const calls = (...ids: string[]): Message => ({
+  role: 'assistant',
+  content: ids.map((id) => ({
+    type: 'tool-call' as const,
+    toolCallId: id,
+    toolName: 'f',
+    input: {},
+  })),
+});
+const results = (...ids: string[]): Message => ({
+  role: 'tool',
+  content: ids.map((id) => ({
+    type: 'tool-result' as const,
+    toolCallId: id,
+    toolName: 'f',
+    output: { type: 'text' as const, value: 'ok' },
+  })),
+});
+const user = (text: string): Message => ({ role: 'user', content: text });
+
+describe('checkPairing', () => {
+  it('finds nothing wrong with paired parallel calls', () => {
+    expect(checkPairing([user('a'), calls('1', '2'), results('2', '1'), user('b')])).toEqual([]);
+  });
+
+  it('reports an orphaned result with its message index, part index and id', () => {
+    expect(checkPairing([user('a'), results('9')])).toEqual([
+      expect.objectContaining({
+        code: 'ORPHANED_TOOL_RESULT',
+        messageIndex: 1,
+        partIndex: 0,
+        toolCallId: '9',
+      }),
+    ]);
+  });
+
+  it('reports a result whose call is in an earlier exchange as orphaned, and the call as missing', () => {
+    const problems = checkPairing([user('a'), calls('1'), user('b'), results('1')]);
+    expect(problems.map((problem) => [problem.code, problem.messageIndex])).toEqual([
+      ['MISSING_TOOL_RESULT', 1],
+      ['ORPHANED_TOOL_RESULT', 3],
+    ]);
+  });
+
+  it('reports a call without a result', () => {
+    expect(checkPairing([user('a'), calls('1', '2'), results('1')])).toEqual([
+      expect.objectContaining({
+        code: 'MISSING_TOOL_RESULT',
+        messageIndex: 1,
+        partIndex: 1,
+        toolCallId: '2',
+      }),
+    ]);
+  });
+
+  it('reports a tool call id used twice, and a second result for one call', () => {
+    const problems = checkPairing([
+      user('a'),
+      calls('1'),
+      results('1'),
+      user('b'),
+      calls('1'),
+      results('1', '1'),
+    ]);
+    expect(problems.map((problem) => problem.code)).toEqual([
+      'DUPLICATE_TOOL_CALL_ID',
+      'DUPLICATE_TOOL_RESULT',
+    ]);
+    expect(problems[0]?.description).toBe(
+      'messages[4].content[0]: tool call id "1" is used by an earlier tool call',
+    );
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_BUDGET_TOKENS,
+  resolveBudgetTokens,
+  validateBudgetTokens,
+} from './budget-tokens.js';
+
+describe('budget tokens', () => {
+  it('defaults to 100,000, else takes SLIDING_CONTEXT_TOKENS, else the explicit value', () => {
+    expect(DEFAULT_BUDGET_TOKENS).toBe(100_000);
+    expect(resolveBudgetTokens({})).toBe(100_000);
+    expect(resolveBudgetTokens({ environmentValue: '' })).toBe(100_000);
+    expect(resolveBudgetTokens({ environmentValue: '200000' })).toBe(200_000);
+    expect(resolveBudgetTokens({ budgetTokens: '5000', environmentValue: '200000' })).toBe(5000);
+    expect(resolveBudgetTokens({ budgetTokens: 0 })).toBe(0);
+  });
+
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '12k', '-5', '1e5', '', 'abc', null])(
+    'rejects %s with BUDGET_INVALID',
+    (value) => {
+      expect(() => validateBudgetTokens(value)).toThrowError(
+        expect.objectContaining({ code: 'BUDGET_INVALID' }),
+      );
+    },
+  );
+
+  it('names where a bad value came from', () => {
+    expect(() => resolveBudgetTokens({ environmentValue: 'lots' })).toThrowError(
+      /SLIDING_CONTEXT_TOKENS/,
+    );
+    expect(() => resolveBudgetTokens({ budgetTokens: '-3' })).toThrowError(/--budget/);
+  });
+});
