@@ -30,7 +30,7 @@ const between = (low: number, high: number) => low + Math.floor(random() * (high
 
 const entities = ['task', 'project', 'comment', 'label', 'member', 'invoice', 'webhook'];
 const fields = ['dueDate', 'priority', 'archivedAt', 'ownerId', 'slug', 'position', 'color'];
-const capital = (word: string) => word[0]?.toUpperCase() + word.slice(1);
+const capital = (word: string) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
 
 function sourceFile(entity: string, functions: number): string {
   const type = capital(entity);
@@ -221,7 +221,7 @@ for (let exchange = 0; exchange < total; exchange++) {
     messages.push({ role: 'user', content: pick(questions) });
     messages.push({
       role: 'assistant',
-      content: `Short answer: it depends on the ${entity} module. ${`The relevant code lives in ${service}${', where each query is scoped by workspace_id before any filter is applied. '.repeat(between(1, 3))}`}`,
+      content: `Short answer: it depends on the ${entity} module. The relevant code lives in ${service}${', where each query is scoped by workspace_id before any filter is applied. '.repeat(between(1, 3))}`,
     });
     continue;
   }

@@ -12,12 +12,13 @@ export async function runCli(
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     env: options.env ?? {},
-    readText: async (path) => {
+    readText: (path) => {
       const text = options.files?.[path];
-      if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
-      return text;
+      return text === undefined
+        ? Promise.reject(new Error(`ENOENT: no such file or directory, open '${path}'`))
+        : Promise.resolve(text);
     },
-    readStdin: async () => options.stdin ?? '',
+    readStdin: () => Promise.resolve(options.stdin ?? ''),
   };
   await createProgram(io).parseAsync(['node', 'sliding-context', ...args]);
   return { stdout, stderr };

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
@@ -9,9 +10,7 @@ async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {
     throw new Error('no input file given and stdin is a terminal; pass a file or pipe JSON in');
   }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
+  return text(process.stdin);
 }
 
 // A reader that stops early (`| head`) closes the pipe: that is not an error worth a stack trace.

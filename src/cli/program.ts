@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import type { CliIo } from './cli-io.js';
-import { runWindowCommand } from './commands/window-command.js';
+import { runWindowCommand, type WindowCommandOptions } from './commands/window-command.js';
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
 export function createProgram(io: CliIo): Command {
@@ -35,7 +35,7 @@ export function createProgram(io: CliIo): Command {
       'after',
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first',
     )
-    .action((file: string | undefined, options) => runWindowCommand(file, options, io));
+    .action((file: string | undefined, options: WindowCommandOptions) => runWindowCommand(file, options, io));
 
   return program;
 }

@@ -23,7 +23,10 @@ function describeValue(value: unknown): string {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   }
   if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `${typeof value} ${value.toString()}`;
+  }
+  return typeof value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -43,7 +43,7 @@ describe('applyEvents', () => {
 
   it('a rewind to an unknown mark is an error naming the label', () => {
     const run = () => applyEvents([user('a'), event('rewind', 'nowhere')]);
-    expect(run).toThrowError(/mark "nowhere"/);
+    expect(run).toThrow(/mark "nowhere"/);
     try {
       run();
     } catch (error) {
@@ -54,7 +54,7 @@ describe('applyEvents', () => {
   it('marks before a clear, or after the rewound-to mark, are no longer reachable', () => {
     expect(() =>
       applyEvents([event('mark', 'x'), user('a'), event('clear'), event('rewind', 'x')]),
-    ).toThrowError(/"x"/);
+    ).toThrow(/"x"/);
     expect(() =>
       applyEvents([
         user('a'),
@@ -63,6 +63,6 @@ describe('applyEvents', () => {
         event('rewind', 'x'),
         event('rewind', 'y'),
       ]),
-    ).toThrowError(/"y"/);
+    ).toThrow(/"y"/);
   });
 });

@@ -106,22 +106,24 @@ describe('BEHAVIOUR 2: no orphaned tool call: an unanswered call gets an explici
           }).tokens,
         0,
       ) +
-        counter.countMessage({
-          provider: 'openai',
-          model: 'gpt-4o',
-          message: plan.messages[3] as ModelMessage,
-        }).tokens,
+      counter.countMessage({
+        provider: 'openai',
+        model: 'gpt-4o',
+        message: plan.messages[3] as ModelMessage,
+      }).tokens,
     );
   });
 
   it('never sends a call dangling at any cut, including the current exchange mid-turn', () => {
     const messages = [user('a'), calls('x1'), user('b'), calls('x2', 'x3'), results('x3')];
-    everyCut(messages, (plan) => expect(checkPairing(plan.messages)).toEqual([]));
+    everyCut(messages, (plan) => {
+      expect(checkPairing(plan.messages)).toEqual([]);
+    });
   });
 });
 
 describe('BEHAVIOUR 3: the current exchange is never evicted', () => {
-  it("keeps the live user message and this turn's tool traffic, even far over budget", () => {
+  it('keeps the live user message and this turn\'s tool traffic, even far over budget', () => {
     const messages = [
       user('old'),
       answer('old answer'),
@@ -164,7 +166,7 @@ describe('BEHAVIOUR 4: the window never starts with an assistant or tool message
         messages: [{ role: 'system', content: 's' }, answer('Hello!'), user('hi')],
         counter,
       }),
-    ).toThrowError(
+    ).toThrow(
       expect.objectContaining({
         code: 'INVALID_CONVERSATION',
         message: expect.stringContaining('messages[1].role'),

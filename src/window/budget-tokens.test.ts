@@ -18,16 +18,16 @@ describe('budget tokens', () => {
   it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '12k', '-5', '1e5', '', 'abc', null])(
     'rejects %s with BUDGET_INVALID',
     (value) => {
-      expect(() => validateBudgetTokens(value)).toThrowError(
+      expect(() => validateBudgetTokens(value)).toThrow(
         expect.objectContaining({ code: 'BUDGET_INVALID' }),
       );
     },
   );
 
   it('names where a bad value came from', () => {
-    expect(() => resolveBudgetTokens({ environmentValue: 'lots' })).toThrowError(
+    expect(() => resolveBudgetTokens({ environmentValue: 'lots' })).toThrow(
       /SLIDING_CONTEXT_TOKENS/,
     );
-    expect(() => resolveBudgetTokens({ budgetTokens: '-3' })).toThrowError(/--budget/);
+    expect(() => resolveBudgetTokens({ budgetTokens: '-3' })).toThrow(/--budget/);
   });
 });

@@ -67,7 +67,7 @@ describe('planWindow', () => {
         ],
       },
     ];
-    expect(() => planWindow({ messages, counter })).toThrowError(
+    expect(() => planWindow({ messages, counter })).toThrow(
       expect.objectContaining({
         code: 'ORPHANED_TOOL_RESULT',
         message: expect.stringContaining('messages[1].content[0]'),
@@ -76,7 +76,7 @@ describe('planWindow', () => {
   });
 
   it('rejects a bad budget', () => {
-    expect(() => planWindow({ messages: [], counter, budgetTokens: -1 })).toThrowError(
+    expect(() => planWindow({ messages: [], counter, budgetTokens: -1 })).toThrow(
       expect.objectContaining({ code: 'BUDGET_INVALID' }),
     );
   });

@@ -80,15 +80,15 @@ describe('WindowState', () => {
       },
     ];
     const counter = bytesPerTokenCounter;
-    expect(() => new WindowState({ counter }).append(bad)).toThrowError(
+    expect(() => new WindowState({ counter }).append(bad)).toThrow(
       expect.objectContaining({ code: 'ORPHANED_TOOL_RESULT' }),
     );
-    expect(() => planWindow({ messages: bad, counter })).toThrowError(
+    expect(() => planWindow({ messages: bad, counter })).toThrow(
       expect.objectContaining({ code: 'ORPHANED_TOOL_RESULT' }),
     );
     expect(() =>
       new WindowState({ counter }).append([{ role: 'event', kind: 'rewind', label: 'x' }]),
-    ).toThrowError(expect.objectContaining({ code: 'UNKNOWN_MARK' }));
+    ).toThrow(expect.objectContaining({ code: 'UNKNOWN_MARK' }));
   });
 
   it('keeps the system prompt and tools through a clear', () => {
