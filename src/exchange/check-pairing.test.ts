@@ -1,26 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../message/message.js';
 import { checkPairing } from './check-pairing.js';
-
-const calls = (...ids: string[]): Message => ({
-  role: 'assistant',
-  content: ids.map((id) => ({
-    type: 'tool-call' as const,
-    toolCallId: id,
-    toolName: 'f',
-    input: {},
-  })),
-});
-const results = (...ids: string[]): Message => ({
-  role: 'tool',
-  content: ids.map((id) => ({
-    type: 'tool-result' as const,
-    toolCallId: id,
-    toolName: 'f',
-    output: { type: 'text' as const, value: 'ok' },
-  })),
-});
-const user = (text: string): Message => ({ role: 'user', content: text });
+import { calls, results, user } from '../testing/message-builders.js';
 
 describe('checkPairing', () => {
   it('finds nothing wrong with paired parallel calls', () => {

@@ -9,28 +9,7 @@ import type { Message, ModelMessage } from '../message/message.js';
 import { bytesPerTokenCounter as counter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from './plan-window.js';
 import { WindowState } from './window-state.js';
-
-const user = (text: string): ModelMessage => ({ role: 'user', content: text });
-const answer = (text: string): ModelMessage => ({ role: 'assistant', content: text });
-const calls = (...ids: string[]): ModelMessage => ({
-  role: 'assistant',
-  content: ids.map((id) => ({
-    type: 'tool-call' as const,
-    toolCallId: id,
-    toolName: 'read_file',
-    input: { path: `${id}.ts` },
-  })),
-});
-const result = (id: string, value = 'file contents '.repeat(20)) => ({
-  type: 'tool-result' as const,
-  toolCallId: id,
-  toolName: 'read_file',
-  output: { type: 'text' as const, value },
-});
-const results = (...ids: string[]): ModelMessage => ({
-  role: 'tool',
-  content: ids.map((id) => result(id)),
-});
+import { answer, calls, result, results, user } from '../testing/message-builders.js';
 
 /** Every budget from nothing to everything, so that every possible cut is tried. */
 function everyCut(

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../message/message.js';
 import { bytesPerTokenCounter as counter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from './plan-window.js';
+import { answer, user } from '../testing/message-builders.js';
 
-const user = (text: string): ModelMessage => ({ role: 'user', content: text });
-const answer = (text: string): ModelMessage => ({ role: 'assistant', content: text });
 const turns = (count: number) =>
   Array.from({ length: count }, (_, i) => [
     user(`question ${i} `.repeat(10)),
