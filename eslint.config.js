@@ -4,7 +4,7 @@ import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'examples/', '**/__fixtures__/'] },
+  { ignores: ['dist/', 'coverage/', 'examples/', '**/__fixtures__/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   stylistic.configs.customize({ indent: 2, quotes: 'single', semi: true, arrowParens: true, braceStyle: '1tbs' }),

@@ -61,7 +61,7 @@ const hangul = '가나다라마바사아자차카타파하거너더러머버서�
 const cjk: string[] = [];
 while (cjk.join('').length < 60_000) {
   const script = pick([chinese, chinese, kana + chinese, hangul]);
-  const sentence = Array.from({ length: between(6, 30) }, () => pick([...script])).join('');
+  const sentence = Array.from({ length: between(6, 30) }, () => pick(Array.from(script))).join('');
   cjk.push(sentence + pick(['。', '，', '、', '！', '？', '. ', '：「引用」', '（注）']));
   if (random() < 0.1) cjk.push('\n');
   if (random() < 0.05) cjk.push(` ${between(1, 2026)}年${between(1, 12)}月 `);

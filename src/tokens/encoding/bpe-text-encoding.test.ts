@@ -17,7 +17,9 @@ describe.each<EncodingName>(['o200k_base', 'cl100k_base'])('%s equals the tiktok
     expect(bytes).toBeGreaterThan(1_000_000);
     expect(files).toEqual(['base64.txt', 'cjk.txt', 'code.txt', 'cyrillic.txt', 'edge-cases.txt', 'emoji.txt', 'json.txt', 'minified-js.txt', 'prose.txt']);
     const edges = corpus.find((file) => file.name === 'edge-cases.txt')?.text ?? '';
-    for (const needle of ['\uFEFF', '\u0085', '<|endoftext|>', '<|fim_prefix|>']) expect(edges).toContain(needle);
+    for (const needle of ['\uFEFF', '\u0085', '<|endoftext|>', '<|fim_prefix|>']) {
+      expect(edges).toContain(needle);
+    }
   });
 
   it.each(files)('%s: whole file and every paragraph, 0 mismatches', async (file) => {
