@@ -10,7 +10,9 @@ const corpus = files.map((name) => ({ name, text: readFileSync(new URL(name, cor
 
 describe.each<EncodingName>(['o200k_base', 'cl100k_base'])('%s equals the tiktoken reference', (name) => {
   const reference = get_encoding(name);
-  afterAll(() => { reference.free(); });
+  afterAll(() => {
+    reference.free();
+  });
 
   it('the corpus is over 1 MB and covers every content type', () => {
     const bytes = corpus.reduce((sum, file) => sum + Buffer.byteLength(file.text), 0);
