@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import type { ToolChoice } from './rules/counting-rules.js';
 
 /** A token count and how it was obtained. */
 export interface TokenCount {
@@ -20,6 +21,7 @@ export interface CountTarget {
 export interface CountableRequest {
   readonly system?: string | undefined;
   readonly tools?: readonly ToolDefinition[] | undefined;
+  readonly toolChoice?: ToolChoice | undefined;
   readonly messages: readonly ModelMessage[];
 }
 
@@ -36,6 +38,7 @@ export interface TokenCounter {
     input: CountTarget & {
       readonly system?: string | undefined;
       readonly tools?: readonly ToolDefinition[] | undefined;
+      readonly toolChoice?: ToolChoice | undefined;
     },
   ): TokenCount;
   /** Counts one message as it sits in the request. */
