@@ -9,11 +9,9 @@ export function partsOf(message: ModelMessage) {
   return message.content;
 }
 
-/** JSON text of any value; `undefined`, which JSON cannot spell, becomes `null`. */
+/** JSON text of a value; `undefined`, which JSON cannot spell, becomes `null`. */
 export function toJson(value: unknown): string {
-  // JSON.stringify is typed as returning a string, but returns undefined for undefined.
-  const text: string | undefined = JSON.stringify(value);
-  return text ?? 'null';
+  return value === undefined ? 'null' : JSON.stringify(value);
 }
 
 /** The text a tool result shows the model. */
