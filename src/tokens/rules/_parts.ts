@@ -1,4 +1,5 @@
 import type { FilePart, ImagePart, ModelMessage, ToolResultOutput } from '../../message/message.js';
+import { toJson } from '../../message/to-json.js';
 import { pdfBytesPerPage, pdfTokensPerPage } from '../data/estimate-families.js';
 import { fixed, type Measure } from '../measure.js';
 import { type ImageDimensions, readImageDimensions } from '../media/image-dimensions.js';
@@ -7,11 +8,6 @@ import { type ImageDimensions, readImageDimensions } from '../media/image-dimens
 export function partsOf(message: ModelMessage) {
   if (typeof message.content === 'string') return [{ type: 'text' as const, text: message.content }];
   return message.content;
-}
-
-/** JSON text of a value; `undefined`, which JSON cannot spell, becomes `null`. */
-export function toJson(value: unknown): string {
-  return value === undefined ? 'null' : JSON.stringify(value);
 }
 
 /** The text a tool result shows the model. */

@@ -3,7 +3,8 @@ import type { EncodingName } from '../encoding/text-encoding.js';
 import { addMeasures, fixed, type Measure } from '../measure.js';
 import { countOpenAiImage, type ImageDetail } from '../media/image-tokens.js';
 import type { CountingContext, CountingRules } from './counting-rules.js';
-import { imageDimensionsOf, measureFile, partsOf, toJson, toolOutputImages, toolOutputText } from './_parts.js';
+import { toJson } from '../../message/to-json.js';
+import { imageDimensionsOf, measureFile, partsOf, toolOutputImages, toolOutputText } from './_parts.js';
 import { renderOpenAiFunctions } from './render-openai-functions.js';
 
 function framingFor(context: CountingContext) {

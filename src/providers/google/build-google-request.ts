@@ -1,0 +1,70 @@
+import type { Content, GenerateContentParameters, Part, Tool } from '@google/genai';
+import type { ModelMessage } from '../../message/message.js';
+import { isUrl, type NeutralRequest, splitDataUrl, toolResultText } from '../_neutral-request.js';
+
+function partsOf(message: ModelMessage): Part[] {
+  if (typeof message.content === 'string') return [{ text: message.content }];
+  const parts: Part[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        parts.push({ text: part.text });
+        break;
+      case 'image':
+      case 'file': {
+        const value = part.type === 'image' ? part.image : part.data;
+        const mediaType = part.mediaType ?? 'image/png';
+        if (isUrl(value)) {
+          parts.push({ fileData: { fileUri: value, mimeType: mediaType } });
+        } else {
+          const inline = splitDataUrl(value, mediaType);
+          parts.push({ inlineData: { data: inline.data, mimeType: inline.mediaType } });
+        }
+        break;
+      }
+      case 'tool-call':
+        parts.push({ functionCall: { id: part.toolCallId, name: part.toolName, args: typeof part.input === 'object' && part.input !== null ? { ...part.input } : {} } });
+        break;
+      case 'tool-result':
+        parts.push({
+          // A plain object is what the SDK serializes; its class adds nothing on the wire.
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+          functionResponse: { id: part.toolCallId, name: part.toolName, response: { output: toolResultText(part.output) } },
+        });
+        break;
+      case 'reasoning':
+        break;
+    }
+  }
+  return parts;
+}
+
+/** Builds a Gemini `generateContent` request: `systemInstruction`, `contents` and function declarations. */
+export function buildGoogleRequest(
+  request: NeutralRequest,
+): GenerateContentParameters & { contents: Content[]; config: { systemInstruction?: string; tools?: Tool[] } } {
+  const system = [request.system, ...request.messages.filter((message) => message.role === 'system').map((message) => message.content)]
+    .filter((text): text is string => text !== undefined)
+    .join('\n\n');
+  const contents: Content[] = [];
+  for (const message of request.messages) {
+    if (message.role === 'system') continue;
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const previous = contents.at(-1);
+    if (previous?.role === role) previous.parts = [...(previous.parts ?? []), ...partsOf(message)];
+    else contents.push({ role, parts: partsOf(message) });
+  }
+  const functionDeclarations = (request.tools ?? []).map((tool) => ({
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    parametersJsonSchema: tool.inputSchema,
+  }));
+  return {
+    model: request.model,
+    contents,
+    config: {
+      ...(system ? { systemInstruction: system } : {}),
+      ...(functionDeclarations.length > 0 ? { tools: [{ functionDeclarations }] } : {}),
+    },
+  };
+}

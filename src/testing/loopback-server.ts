@@ -1,0 +1,40 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request the loopback server received. */
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body: unknown;
+}
+
+/** How the server answers: a status and a JSON body, chosen per request. */
+export type LoopbackHandler = (request: ReceivedRequest) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+
+/**
+ * A real HTTP server on 127.0.0.1 that answers with recorded payloads, for testing provider
+ * clients end to end. Call `close()` when done.
+ */
+export async function startLoopbackServer(handler: LoopbackHandler) {
+  const received: ReceivedRequest[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const entry: ReceivedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: text ? (JSON.parse(text) as unknown) : undefined };
+      received.push(entry);
+      void Promise.resolve(handler(entry)).then(({ status, body }) => {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(body));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => { resolve(); })),
+  };
+}
