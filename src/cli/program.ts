@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import type { CliIo } from './cli-io.js';
+import { type CountCommandOptions, runCountCommand } from './commands/count-command.js';
 import { runWindowCommand, type WindowCommandOptions } from './commands/window-command.js';
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
@@ -36,6 +37,19 @@ export function createProgram(io: CliIo): Command {
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first',
     )
     .action((file: string | undefined, options: WindowCommandOptions) => runWindowCommand(file, options, io));
+
+  program
+    .command('count')
+    .description('Count the tokens of a request for a provider and model, segment by segment.')
+    .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')
+    .option('--provider <name>', 'provider: openai (exact), anthropic or google (estimates), other (bytes/4)', DEFAULT_PROVIDER)
+    .option('--model <name>', 'model the request is for', DEFAULT_MODEL)
+    .option('--json', 'print the counts as JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sliding-context count examples/coding-agent-session.json --provider anthropic --model claude-sonnet-4-5\n  cat request.json | sliding-context count --json',
+    )
+    .action((file: string | undefined, options: CountCommandOptions) => runCountCommand(file, options, io));
 
   return program;
 }

@@ -68,7 +68,7 @@ export function createTokenCounter(options: TokenCounterOptions): TokenCounter &
     const info = resolveModel(provider, model, options.models);
     const rules = rulesByProvider[provider];
     if (!info.known && rules) {
-      warn(`Unknown model ${key}: counting with the ${provider} defaults (context window ${info.contextWindowTokens} tokens); add it under "models" in the configuration to be exact.`);
+      warn(`Unknown model ${key}: assuming the ${provider} defaults (context window ${info.contextWindowTokens} tokens, ${provider} tokenizer family).`);
     }
     if (!rules) warn(`No token counting rules for provider "${provider}": counting bytes/4, an estimate.`);
     const wanted: EncodingName = info.tokenizer.kind === 'exact' ? info.tokenizer.encoding : 'o200k_base';

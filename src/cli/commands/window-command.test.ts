@@ -42,7 +42,7 @@ describe('sliding-context window', () => {
       overBudget: false,
       overByTokens: 0,
       exact: false,
-      method: 'bytes/4',
+      method: 'o200k_base',
       provider: 'openai',
       model: 'gpt-4o',
     });

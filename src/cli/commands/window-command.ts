@@ -1,9 +1,9 @@
 import { applyEvents } from '../../message/apply-events.js';
-import { bytesPerTokenCounter } from '../../tokens/bytes-per-token-counter.js';
 import { resolveBudgetTokens } from '../../window/budget-tokens.js';
 import { planWindow } from '../../window/plan-window.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import type { CliIo } from '../cli-io.js';
+import { loadCliCounter } from '../load-cli-counter.js';
 import { parseConversationInput, readInputText } from '../read-conversation-input.js';
 import { renderWindowReport } from '../render/window-report.js';
 
@@ -50,12 +50,13 @@ export async function runWindowCommand(
   const text = await readInputText(io, file);
   const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file);
   const messages = applyEvents(input.messages);
+  const counter = await loadCliCounter(io, options.provider, options.model);
   const plan = planWindow({
     system: input.system,
     tools: input.tools,
     messages,
     budgetTokens,
-    counter: bytesPerTokenCounter,
+    counter,
     provider: options.provider,
     model: options.model,
     pinFirstExchange: options.pinFirst === true,

@@ -43,17 +43,22 @@ export const estimateFamilies = {
 
 export type EstimateFamilyName = keyof typeof estimateFamilies;
 
-/** Model id prefixes of each family, first match wins; the empty prefix is the provider default. */
+/**
+ * Model id prefixes of each family, first match wins. Models before Claude Opus 4.7 are listed;
+ * anything else, a future model included, gets the newest family, whose estimates are higher.
+ */
 export const estimateFamilyByPrefix: Readonly<Record<'anthropic' | 'google', readonly (readonly [string, EstimateFamilyName])[]>> = {
   anthropic: [
-    ['claude-opus-4-7', 'claude-2026'],
-    ['claude-opus-4-8', 'claude-2026'],
-    ['claude-opus-5', 'claude-2026'],
-    ['claude-sonnet-5', 'claude-2026'],
-    ['claude-haiku-5', 'claude-2026'],
-    ['claude-fable', 'claude-2026'],
-    ['claude-mythos', 'claude-2026'],
-    ['claude-', 'claude-2024'],
+    ['claude-instant', 'claude-2024'],
+    ['claude-2', 'claude-2024'],
+    ['claude-3', 'claude-2024'],
+    ['claude-opus-4-2025', 'claude-2024'],
+    ['claude-opus-4-0', 'claude-2024'],
+    ['claude-opus-4-1', 'claude-2024'],
+    ['claude-opus-4-5', 'claude-2024'],
+    ['claude-opus-4-6', 'claude-2024'],
+    ['claude-sonnet-4', 'claude-2024'],
+    ['claude-haiku-4', 'claude-2024'],
     ['', 'claude-2026'],
   ],
   google: [['', 'gemini']],

@@ -7,11 +7,39 @@ export const LONG_RUN_CHARACTERS = 4096;
 const RUN_CHUNK_CHARACTERS = 1024;
 /** Characters where JavaScript's `\s` and tiktoken's disagree (see `pretokenize-pattern.ts`). */
 const DISPUTED_SPACE = /[\uFEFF\u0085]/u;
-const LONG_RUN = new RegExp(
-  String.raw`[\p{L}\p{M}]{${LONG_RUN_CHARACTERS + 1}}|[^\s\p{L}\p{N}]{${LONG_RUN_CHARACTERS + 1}}|\s{${LONG_RUN_CHARACTERS + 1}}`,
-  'u',
-);
+
+/**
+ * True when the text may hold a piece longer than {@link LONG_RUN_CHARACTERS}: a run of letters
+ * (all non-ASCII counted as letters), of white space or of ASCII punctuation. Digits split every
+ * three, so they never make a long piece. A linear scan: a regex here backtracks badly.
+ */
+function mayHoldLongRun(text: string): boolean {
+  let previous = -1;
+  let run = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const kind =
+      code === 32 || (code >= 9 && code <= 13)
+        ? 0
+        : (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code > 127
+            ? 1
+            : code >= 48 && code <= 57
+              ? -1
+              : 2;
+    run = kind === previous && kind >= 0 ? run + 1 : 1;
+    previous = kind;
+    if (run > LONG_RUN_CHARACTERS) return true;
+  }
+  return false;
+}
 const CHUNK_CACHE_LIMIT = 4096;
+/**
+ * Where large texts are cut so that only the parts that need care take the careful path: after a
+ * newline that a letter follows. No piece of either pattern crosses that point (a letter piece
+ * never starts with a newline, and nothing before it can take the letter).
+ */
+const SAFE_CUT = /\n(?=\p{L})/gu;
+const CUT_TARGET_CHARACTERS = 16_384;
 const ALL_SPACE = /^\s+$/u;
 
 /** What a BPE library gives us: a fast ordinary count and the raw merge ranks. */
@@ -110,11 +138,24 @@ export function createBpeTextEncoding(source: BpeSource): TextEncoding {
     return batch ? count + source.countOrdinary(batch) : count;
   };
 
+  const countRegion = (text: string): number => {
+    const simple = !DISPUTED_SPACE.test(text) && (text.length <= LONG_RUN_CHARACTERS || !mayHoldLongRun(text));
+    return simple ? source.countOrdinary(text) : countCarefully(text);
+  };
+
   return {
     name: source.name,
     countText(text) {
-      const simple = !DISPUTED_SPACE.test(text) && (text.length <= LONG_RUN_CHARACTERS || !LONG_RUN.test(text));
-      return simple ? source.countOrdinary(text) : countCarefully(text);
+      if (text.length <= CUT_TARGET_CHARACTERS * 2) return countRegion(text);
+      let count = 0;
+      let start = 0;
+      for (const cut of text.matchAll(SAFE_CUT)) {
+        const end = cut.index + 1;
+        if (end - start < CUT_TARGET_CHARACTERS) continue;
+        count += countRegion(text.slice(start, end));
+        start = end;
+      }
+      return count + countRegion(text.slice(start));
     },
   };
 }
