@@ -13,7 +13,22 @@ export { requireValidConversation } from './exchange/require-valid-conversation.
 export { applyEvents } from './message/apply-events.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
+export {
+  createPreflightCounter,
+  type PreflightClients,
+  type PreflightCounterOptions,
+  type PreflightPolicy,
+} from './providers/preflight-counter.js';
 export { bytesPerTokenCounter } from './tokens/bytes-per-token-counter.js';
+export { type ContentType, classifyContent } from './tokens/content-type.js';
+export { createTokenCounter, type TokenCounterOptions } from './tokens/create-token-counter.js';
+export { loadEncoding } from './tokens/encoding/load-encoding.js';
+export type { EncodingName, TextEncoding } from './tokens/encoding/text-encoding.js';
+export { loadTokenCounter } from './tokens/load-token-counter.js';
+export { type ModelInfo, type ModelOverride, resolveModel, type TokenizerChoice } from './tokens/model-catalog.js';
+export { inputTokensFromUsage } from './tokens/provider-usage.js';
+export type { ToolChoice } from './tokens/rules/counting-rules.js';
+export { UsageCalibration, type UsageCalibrationOptions } from './tokens/usage-calibration.js';
 export { sumTokenCounts } from './tokens/sum-token-counts.js';
 export {
   type CountableRequest,

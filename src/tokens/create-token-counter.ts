@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import type { ModelMessage } from '../message/message.js';
 import { hashText } from './_hash-text.js';
 import { utf8ByteLength } from './bytes-per-token-counter.js';
 import { estimateFamilies } from './data/estimate-families.js';
@@ -9,8 +9,7 @@ import { type ModelInfo, type ModelOverride, resolveModel } from './model-catalo
 import type { CountingContext, CountingRules, Preamble } from './rules/counting-rules.js';
 import { anthropicRules, googleRules } from './rules/estimated-rules.js';
 import { openAiRules } from './rules/openai-rules.js';
-import { sumTokenCounts } from './sum-token-counts.js';
-import type { CountTarget, TokenCount, TokenCounter } from './token-counter.js';
+import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from './token-counter.js';
 
 /** Counting rules by provider; a provider missing here is counted by bytes/4. */
 const rulesByProvider: Readonly<Record<string, CountingRules>> = {
@@ -29,6 +28,14 @@ export interface TokenCounterOptions {
   readonly onWarning?: ((message: string) => void) | undefined;
   /** Segments kept in the content cache (default 50,000). */
   readonly cacheSize?: number | undefined;
+}
+
+/** The sum of the first messages of the last request counted for a model. */
+interface RunningTotal {
+  readonly tokens: number;
+  readonly exact: boolean;
+  /** Distinct methods, sorted, joined by `+`. */
+  readonly methods: string;
 }
 
 interface Dispatch {
@@ -60,6 +67,7 @@ export function createTokenCounter(options: TokenCounterOptions): TokenCounter &
   const dispatches = new Map<string, Dispatch>();
   const byIdentity = new Map<string, WeakMap<object, TokenCount>>();
   const byContent = new Map<string, TokenCount>();
+  const runningSums = new Map<string, { messages: ModelMessage[]; totals: RunningTotal[] }>();
 
   const dispatch = ({ provider, model }: CountTarget): Dispatch => {
     const key = `${provider}/${model}`;
@@ -179,12 +187,32 @@ export function createTokenCounter(options: TokenCounterOptions): TokenCounter &
       );
     },
 
-    count(input: CountTarget & { readonly request: { system?: string | undefined; tools?: readonly ToolDefinition[] | undefined; toolChoice?: Preamble['toolChoice']; messages: readonly ModelMessage[] } }): TokenCount {
+    count(input: CountTarget & { readonly request: CountableRequest }): TokenCount {
       const { request, provider, model } = input;
-      return sumTokenCounts([
-        counter.countPreamble({ provider, model, system: request.system, tools: request.tools, toolChoice: request.toolChoice }),
-        ...request.messages.map((message) => counter.countMessage({ provider, model, message })),
-      ]);
+      const preamble = counter.countPreamble({ provider, model, system: request.system, tools: request.tools, toolChoice: request.toolChoice });
+      // Sums over the messages are kept per model, so that a request that grew since the last
+      // count costs pointer comparisons over the old messages and counting only the new ones.
+      const key = `${provider}/${model}`;
+      const running = runningSums.get(key) ?? { messages: [], totals: [{ tokens: 0, exact: true, methods: '' }] };
+      let same = 0;
+      while (same < running.messages.length && same < request.messages.length && running.messages[same] === request.messages[same]) same++;
+      running.messages.length = same;
+      running.totals.length = same + 1;
+      for (let index = same; index < request.messages.length; index++) {
+        const message = request.messages[index] as ModelMessage;
+        const count = counter.countMessage({ provider, model, message });
+        const previous = running.totals[index] as RunningTotal;
+        running.messages.push(message);
+        running.totals.push({
+          tokens: previous.tokens + count.tokens,
+          exact: previous.exact && count.exact,
+          methods: previous.methods.split('+').includes(count.method) ? previous.methods : [previous.methods, count.method].filter(Boolean).sort().join('+'),
+        });
+      }
+      runningSums.set(key, running);
+      const total = running.totals[request.messages.length] as RunningTotal;
+      const methods = new Set([preamble.method, ...total.methods.split('+').filter(Boolean)]);
+      return { tokens: preamble.tokens + total.tokens, exact: preamble.exact && total.exact, method: [...methods].sort().join('+') };
     },
   };
   return counter;

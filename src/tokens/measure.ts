@@ -21,15 +21,31 @@ export function addMeasures(measures: Iterable<Measure>): Measure {
 /** A fixed number of framing tokens, exact or not. */
 export const fixed = (tokens: number, exact = true): Measure => ({ tokens, exact });
 
-/**
- * A run of base64 (optionally a data URL) long enough that counting it by a measured rate beats
- * BPE, and varied enough that it is not a run of one character or a hex hash.
- */
-const BASE64_RUN = /(?:data:[\w.+-]+\/[\w.+-]+;base64,)?[A-Za-z0-9+/]{1024,}={0,2}/g;
+/** Base64 runs at least this long are counted by rate rather than by BPE. */
+const BASE64_MIN_CHARACTERS = 1024;
 
+const isBase64Character = (code: number) =>
+  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 61;
+
+/** Varied enough to be base64, not a run of one character or a hex hash. */
 function looksLikeBase64(run: string): boolean {
-  const head = run.replace(/^data:[^,]*,/, '').slice(0, 256);
+  const head = run.slice(0, 256);
   return /[A-Z]/.test(head) && /[a-z]/.test(head) && /\d/.test(head) && new Set(head).size >= 20;
+}
+
+/** Start and end of every base64 run long enough to count by rate, in one linear scan. */
+function findBase64Runs(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  let start = -1;
+  for (let index = 0; index <= text.length; index++) {
+    if (index < text.length && isBase64Character(text.charCodeAt(index))) {
+      if (start < 0) start = index;
+      continue;
+    }
+    if (start >= 0 && index - start >= BASE64_MIN_CHARACTERS && looksLikeBase64(text.slice(start, index))) runs.push([start, index]);
+    start = -1;
+  }
+  return runs;
 }
 
 /** How a text measurer scales o200k counts, for providers without a public tokenizer. */
@@ -53,19 +69,17 @@ export function createTextMeasurer(options: {
     return tokens;
   };
   return (text) => {
-    if (text.length < 1024) return { tokens: scale(text, countText(text)), exact: !factors };
+    const runs = text.length < BASE64_MIN_CHARACTERS ? [] : findBase64Runs(text);
+    if (runs.length === 0) return { tokens: scale(text, countText(text)), exact: !factors };
     let tokens = 0;
-    let exact = !factors;
     let rest = '';
     let last = 0;
-    for (const match of text.matchAll(BASE64_RUN)) {
-      if (!looksLikeBase64(match[0])) continue;
-      rest += text.slice(last, match.index);
-      last = match.index + match[0].length;
-      tokens += Math.ceil((match[0].length / base64CharactersPerToken) * (factors?.other ?? 1));
-      exact = false;
+    for (const [start, end] of runs) {
+      rest += text.slice(last, start);
+      last = end;
+      tokens += Math.ceil(((end - start) / base64CharactersPerToken) * (factors?.other ?? 1));
     }
     rest += text.slice(last);
-    return { tokens: tokens + scale(rest, countText(rest)), exact };
+    return { tokens: tokens + scale(rest, countText(rest)), exact: false };
   };
 }
