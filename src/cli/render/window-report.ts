@@ -60,9 +60,12 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
       `${plan.preambleMessages} leading system message${plan.preambleMessages > 1 ? 's' : ''}`,
     );
   }
+  const exactTokenizer = /^(o200k_base|cl100k_base)$/.test(plan.method);
   const counting = plan.exact
     ? `${plan.method} (exact)`
-    : `${plan.method} (an estimate, not exact)`;
+    : exactTokenizer
+      ? `${plan.method} (exact tokenizer; tool-call framing and some media estimated)`
+      : `${plan.method} (an estimate, not exact)`;
   lines.push(
     '',
     `Pinned     ${formatNumber(plan.pinnedTokens)} tokens (${pinnedParts.join(', ')})`,
