@@ -16,6 +16,13 @@ function cli(args: string[], input?: string) {
 }
 
 describe('the sliding-context binary', () => {
+  it('is built executable, so that `npx sliding-context` runs it (the build runs on install)', () => {
+    const result = spawnSync('./dist/cli/main.js', ['--help'], { cwd: root, encoding: 'utf8' });
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('window');
+  });
+
   it('--help lists the commands', () => {
     const { status, stdout } = cli(['--help']);
     expect(status).toBe(0);
