@@ -1,4 +1,5 @@
 import { classifyContent, type ContentType } from './content-type.js';
+import { hashText } from './_hash-text.js';
 import type { TextEncoding } from './encoding/text-encoding.js';
 
 /** A partial count: tokens, and whether they are exact. */
@@ -20,6 +21,9 @@ export function addMeasures(measures: Iterable<Measure>): Measure {
 
 /** A fixed number of framing tokens, exact or not. */
 export const fixed = (tokens: number, exact = true): Measure => ({ tokens, exact });
+
+const TEXT_CACHE_MIN_CHARACTERS = 512;
+const TEXT_CACHE_ENTRIES = 2048;
 
 /** Base64 runs at least this long are counted by rate rather than by BPE. */
 const BASE64_MIN_CHARACTERS = 1024;
@@ -68,7 +72,7 @@ export function createTextMeasurer(options: {
     if (text.length > 0 && !(tokens > 0)) throw new Error(`the ${options.encoding.name} encoder answered ${tokens} tokens for ${text.length} characters`);
     return tokens;
   };
-  return (text) => {
+  const measureUncached = (text: string): Measure => {
     const runs = text.length < BASE64_MIN_CHARACTERS ? [] : findBase64Runs(text);
     if (runs.length === 0) return { tokens: scale(text, countText(text)), exact: !factors };
     let tokens = 0;
@@ -81,5 +85,21 @@ export function createTextMeasurer(options: {
     }
     rest += text.slice(last);
     return { tokens: tokens + scale(rest, countText(rest)), exact: false };
+  };
+  // Large texts recur (tool definitions across system prompt changes, a file read twice):
+  // their counts are kept by a hash of the text.
+  const cache = new Map<string, Measure>();
+  return (text) => {
+    if (text.length < TEXT_CACHE_MIN_CHARACTERS) return measureUncached(text);
+    const key = `${hashText(text).toString(36)}|${text.length}`;
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const measure = measureUncached(text);
+    if (cache.size >= TEXT_CACHE_ENTRIES) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+    cache.set(key, measure);
+    return measure;
   };
 }
