@@ -61,7 +61,7 @@ describe('createPreflightCounter against the providers\' count-tokens APIs on lo
       model: 'claude-sonnet-4-5',
       system: 'You are terse.',
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Read a.ts' }] },
+        { role: 'user', content: 'Read a.ts' },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file' }] },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] },
       ],

@@ -1,47 +1,84 @@
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelMessage } from '../../message/message.js';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import type { ModelMessage, ToolResultOutput } from '../../message/message.js';
 import { isUrl, type NeutralRequest, splitDataUrl, toolResultText } from '../_neutral-request.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
-const imageTypes: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+const isImageMediaType = (value: string): value is ImageMediaType => ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(value);
+type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+
+function anthropicOption(options: Options, key: string): unknown {
+  return options?.anthropic?.[key];
+}
+
+/** `cache_control` from `providerOptions.anthropic.cacheControl`, when set. */
+function cacheOf(options: Options): { cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } } {
+  const value = anthropicOption(options, 'cacheControl');
+  if (typeof value !== 'object' || value === null || !('type' in value) || value.type !== 'ephemeral') return {};
+  const rawTtl: unknown = 'ttl' in value ? value.ttl : undefined;
+  const ttl: { ttl?: '5m' | '1h' } = rawTtl === '5m' ? { ttl: '5m' } : rawTtl === '1h' ? { ttl: '1h' } : {};
+  return { cache_control: { type: 'ephemeral', ...ttl } };
+}
+
+function imageSource(image: string, mediaType: string | undefined) {
+  if (isUrl(image)) return { type: 'url' as const, url: image };
+  const split = splitDataUrl(image, mediaType ?? 'image/png');
+  return { type: 'base64' as const, media_type: isImageMediaType(split.mediaType) ? split.mediaType : 'image/png', data: split.data };
+}
+
+function resultContent(output: ToolResultOutput): Exclude<ToolResultBlockParam['content'], undefined> {
+  if (output.type !== 'content') return toolResultText(output);
+  return output.value.map((item) =>
+    item.type === 'text' ? { type: 'text' as const, text: item.text } : { type: 'image' as const, source: imageSource(item.data, item.mediaType) },
+  );
+}
 
 function blocksOf(message: ModelMessage): ContentBlockParam[] {
-  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content, ...cacheOf(message.providerOptions) }];
   const blocks: ContentBlockParam[] = [];
   for (const part of message.content) {
+    const cache = cacheOf(part.providerOptions);
     switch (part.type) {
       case 'text':
-        blocks.push({ type: 'text', text: part.text });
+        blocks.push({ type: 'text', text: part.text, ...cache });
         break;
-      case 'image': {
-        if (isUrl(part.image)) {
-          blocks.push({ type: 'image', source: { type: 'url', url: part.image } });
-          break;
-        }
-        const { mediaType, data } = splitDataUrl(part.image, part.mediaType ?? 'image/png');
-        const media_type = (imageTypes.find((type) => type === mediaType) ?? 'image/png') as ImageMediaType;
-        blocks.push({ type: 'image', source: { type: 'base64', media_type, data } });
+      case 'image':
+        blocks.push({ type: 'image', source: imageSource(part.image, part.mediaType), ...cache });
+        break;
+      case 'file': {
+        const title = anthropicOption(part.providerOptions, 'title');
+        const context = anthropicOption(part.providerOptions, 'context');
+        const extra = { ...(typeof title === 'string' ? { title } : {}), ...(typeof context === 'string' ? { context } : {}), ...cache };
+        if (isUrl(part.data)) blocks.push({ type: 'document', source: { type: 'url', url: part.data }, ...extra });
+        else if (part.mediaType === 'text/plain') blocks.push({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: part.data }, ...extra });
+        else blocks.push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: splitDataUrl(part.data).data }, ...extra });
         break;
       }
-      case 'file':
-        blocks.push(
-          isUrl(part.data)
-            ? { type: 'document', source: { type: 'url', url: part.data } }
-            : { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: splitDataUrl(part.data).data } },
-        );
+      case 'reasoning': {
+        const signature = anthropicOption(part.providerOptions, 'signature');
+        const redacted = anthropicOption(part.providerOptions, 'redactedData');
+        if (typeof redacted === 'string') blocks.push({ type: 'redacted_thinking', data: redacted });
+        else if (typeof signature === 'string') blocks.push({ type: 'thinking', thinking: part.text, signature });
+        // Reasoning without a signature cannot be sent back to Anthropic: it is left out.
         break;
+      }
       case 'tool-call':
-        blocks.push({ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {} });
+        blocks.push({ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {}, ...cache });
         break;
       case 'tool-result':
         blocks.push({
           type: 'tool_result',
           tool_use_id: part.toolCallId,
-          content: toolResultText(part.output),
+          content: resultContent(part.output),
           ...(part.output.type.startsWith('error') ? { is_error: true } : {}),
+          ...cache,
         });
-        break;
-      case 'reasoning':
         break;
     }
   }
@@ -49,34 +86,45 @@ function blocksOf(message: ModelMessage): ContentBlockParam[] {
 }
 
 /**
- * Builds an Anthropic Messages request body: the system prompt (and system messages) as `system`,
- * tool results in user turns, consecutive turns of one role merged.
+ * Builds an Anthropic Messages body: the system prompt (and any system messages) as `system`,
+ * tool results in user turns, consecutive turns of one role merged, thinking blocks with their
+ * signatures, and `cache_control` restored wherever `providerOptions.anthropic` carried it.
  */
 export function buildAnthropicRequest(
-  request: NeutralRequest & { readonly maxTokens?: number | undefined },
+  request: NeutralRequest & { readonly maxTokens?: number | undefined; readonly options?: Readonly<Record<string, unknown>> | undefined },
 ): MessageCreateParamsNonStreaming {
-  const system = [request.system, ...request.messages.filter((message) => message.role === 'system').map((message) => message.content)]
+  const { system: originalSystem, serverTools, ...options } = request.options ?? {};
+  const systemText = [request.system, ...request.messages.filter((message) => message.role === 'system').map((message) => message.content)]
     .filter((text): text is string => text !== undefined)
     .join('\n\n');
+  const system: string | TextBlockParam[] | undefined = Array.isArray(originalSystem) ? (originalSystem as TextBlockParam[]) : systemText || undefined;
   const messages: MessageParam[] = [];
   for (const message of request.messages) {
     if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const blocks = blocksOf(message);
     const previous = messages.at(-1);
-    if (previous && previous.role === role && Array.isArray(previous.content)) previous.content.push(...blocks);
-    else messages.push({ role, content: blocks });
+    if (previous?.role === role) {
+      // Anthropic wants turns to alternate: a second turn of one role joins the first.
+      const earlier: ContentBlockParam[] = typeof previous.content === 'string' ? [{ type: 'text', text: previous.content }] : previous.content;
+      previous.content = [...earlier, ...blocks];
+    } else {
+      messages.push({ role, content: typeof message.content === 'string' && !message.providerOptions ? message.content : blocks });
+    }
   }
   const tools: Tool[] = (request.tools ?? []).map((tool) => ({
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),
     input_schema: { type: 'object', ...tool.inputSchema },
+    ...cacheOf(tool.providerOptions),
   }));
+  const allTools = [...tools, ...(Array.isArray(serverTools) ? (serverTools as Tool[]) : [])];
   return {
+    ...options,
     model: request.model,
-    max_tokens: request.maxTokens ?? 4096,
+    max_tokens: request.maxTokens ?? (typeof options.max_tokens === 'number' ? options.max_tokens : 4096),
     messages,
     ...(system ? { system } : {}),
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(allTools.length > 0 ? { tools: allTools } : {}),
   };
 }

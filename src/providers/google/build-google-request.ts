@@ -2,47 +2,69 @@ import type { Content, GenerateContentParameters, Part, Tool } from '@google/gen
 import type { ModelMessage } from '../../message/message.js';
 import { isUrl, type NeutralRequest, splitDataUrl, toolResultText } from '../_neutral-request.js';
 
+type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+
+function signatureOf(options: Options): { thoughtSignature?: string } {
+  const signature = options?.google?.thoughtSignature;
+  return typeof signature === 'string' ? { thoughtSignature: signature } : {};
+}
+
 function partsOf(message: ModelMessage): Part[] {
   if (typeof message.content === 'string') return [{ text: message.content }];
   const parts: Part[] = [];
   for (const part of message.content) {
+    const signature = signatureOf(part.providerOptions);
     switch (part.type) {
       case 'text':
-        parts.push({ text: part.text });
+        parts.push({ text: part.text, ...signature });
+        break;
+      case 'reasoning':
+        parts.push({ text: part.text, thought: true, ...signature });
         break;
       case 'image':
       case 'file': {
         const value = part.type === 'image' ? part.image : part.data;
         const mediaType = part.mediaType ?? 'image/png';
         if (isUrl(value)) {
-          parts.push({ fileData: { fileUri: value, mimeType: mediaType } });
+          parts.push({ fileData: { fileUri: value, mimeType: mediaType }, ...signature });
         } else {
           const inline = splitDataUrl(value, mediaType);
-          parts.push({ inlineData: { data: inline.data, mimeType: inline.mediaType } });
+          parts.push({ inlineData: { data: inline.data, mimeType: inline.mediaType }, ...signature });
         }
         break;
       }
       case 'tool-call':
-        parts.push({ functionCall: { id: part.toolCallId, name: part.toolName, args: typeof part.input === 'object' && part.input !== null ? { ...part.input } : {} } });
+        parts.push({
+          functionCall: { id: part.toolCallId, name: part.toolName, args: typeof part.input === 'object' && part.input !== null ? { ...part.input } : {} },
+          ...signature,
+        });
         break;
-      case 'tool-result':
+      case 'tool-result': {
+        const { output } = part;
+        const response: Record<string, unknown> =
+          output.type === 'json' && typeof output.value === 'object' && output.value !== null && !Array.isArray(output.value)
+            ? { ...output.value }
+            : { output: toolResultText(output) };
         parts.push({
           // A plain object is what the SDK serializes; its class adds nothing on the wire.
           // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-          functionResponse: { id: part.toolCallId, name: part.toolName, response: { output: toolResultText(part.output) } },
+          functionResponse: { id: part.toolCallId, name: part.toolName, response },
         });
         break;
-      case 'reasoning':
-        break;
+      }
     }
   }
   return parts;
 }
 
-/** Builds a Gemini `generateContent` request: `systemInstruction`, `contents` and function declarations. */
+/**
+ * Builds a Gemini `generateContent` request: `systemInstruction`, `contents` (tool results as
+ * user `functionResponse` parts, consecutive turns of one role merged) and function declarations.
+ */
 export function buildGoogleRequest(
-  request: NeutralRequest,
+  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined },
 ): GenerateContentParameters & { contents: Content[]; config: { systemInstruction?: string; tools?: Tool[] } } {
+  const { config: extraConfig, ...options } = request.options ?? {};
   const system = [request.system, ...request.messages.filter((message) => message.role === 'system').map((message) => message.content)]
     .filter((text): text is string => text !== undefined)
     .join('\n\n');
@@ -60,9 +82,11 @@ export function buildGoogleRequest(
     parametersJsonSchema: tool.inputSchema,
   }));
   return {
+    ...options,
     model: request.model,
     contents,
     config: {
+      ...(typeof extraConfig === 'object' && extraConfig !== null ? extraConfig : {}),
       ...(system ? { systemInstruction: system } : {}),
       ...(functionDeclarations.length > 0 ? { tools: [{ functionDeclarations }] } : {}),
     },

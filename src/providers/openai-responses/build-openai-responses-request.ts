@@ -1,52 +1,101 @@
-import type { FunctionTool, ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
-import type { NeutralRequest } from '../_neutral-request.js';
-import { toolResultText } from '../_neutral-request.js';
+import type {
+  FunctionTool,
+  ResponseCreateParamsNonStreaming,
+  ResponseInputItem,
+  ResponseInputMessageContentList,
+  Tool,
+} from 'openai/resources/responses/responses';
+import type { ModelMessage } from '../../message/message.js';
+import { type NeutralRequest, toolResultText } from '../_neutral-request.js';
+import { argumentsText } from '../conversion.js';
 
-/** Builds an OpenAI Responses request body: `instructions`, `input` items and function tools. */
-export function buildOpenAiResponsesRequest(request: NeutralRequest): ResponseCreateParamsNonStreaming & { input: ResponseInputItem[] } {
-  const input: ResponseInputItem[] = [];
-  for (const message of request.messages) {
-    if (message.role === 'system') {
-      input.push({ role: 'system', content: message.content });
-      continue;
+type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+const openAiString = (options: Options, key: string) => {
+  const value = options?.openai?.[key];
+  return typeof value === 'string' ? value : undefined;
+};
+
+type UserParts = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>;
+
+/** A user turn: its tool results as outputs, then one message with its text, images and files. */
+function userItems(parts: UserParts): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [];
+  const content: ResponseInputMessageContentList = [];
+  for (const part of parts) {
+    if (part.type === 'tool-result') items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolResultText(part.output) });
+    if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
+    if (part.type === 'image') {
+      const detail = openAiString(part.providerOptions, 'imageDetail');
+      content.push({ type: 'input_image', image_url: part.image, detail: detail === 'low' || detail === 'high' ? detail : 'auto' });
     }
-    if (typeof message.content === 'string') {
-      input.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content });
-      continue;
-    }
-    for (const part of message.content) {
-      switch (part.type) {
-        case 'text':
-          input.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: part.text });
-          break;
-        case 'image':
-          input.push({ role: 'user', content: [{ type: 'input_image', image_url: part.image, detail: 'auto' }] });
-          break;
-        case 'file':
-          input.push({ role: 'user', content: [{ type: 'input_file', file_data: part.data, filename: part.filename ?? 'file' }] });
-          break;
-        case 'tool-call':
-          input.push({ type: 'function_call', call_id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input) });
-          break;
-        case 'tool-result':
-          input.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolResultText(part.output) });
-          break;
-        case 'reasoning':
-          break;
+    if (part.type === 'file') content.push({ type: 'input_file', file_data: part.data, ...(part.filename ? { filename: part.filename } : {}) });
+  }
+  return content.length > 0 ? [...items, { role: 'user', content }] : items;
+}
+
+function itemsOf(message: ModelMessage): ResponseInputItem[] {
+  if (message.role === 'system') {
+    return [{ role: openAiString(message.providerOptions, 'role') === 'developer' ? 'developer' : 'system', content: message.content }];
+  }
+  if (typeof message.content === 'string') return [{ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content }];
+  if (message.role === 'user') return userItems(message.content);
+  const items: ResponseInputItem[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        items.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: part.text });
+        break;
+      case 'reasoning': {
+        const id = openAiString(part.providerOptions, 'itemId');
+        // Reasoning that did not come from the Responses API has no item id to send back.
+        if (!id) break;
+        const encrypted = openAiString(part.providerOptions, 'encryptedContent');
+        items.push({
+          type: 'reasoning',
+          id,
+          summary: part.text ? [{ type: 'summary_text', text: part.text }] : [],
+          ...(encrypted ? { encrypted_content: encrypted } : {}),
+        });
+        break;
       }
+      case 'tool-call': {
+        const id = openAiString(part.providerOptions, 'itemId');
+        items.push({ type: 'function_call', call_id: part.toolCallId, name: part.toolName, arguments: argumentsText(part), ...(id ? { id } : {}) });
+        break;
+      }
+      case 'tool-result':
+        items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolResultText(part.output) });
+        break;
     }
   }
-  const tools: FunctionTool[] = (request.tools ?? []).map((tool) => ({
-    type: 'function',
-    name: tool.name,
-    description: tool.description ?? null,
-    parameters: { ...tool.inputSchema },
-    strict: false,
-  }));
+  return items;
+}
+
+/**
+ * Builds an OpenAI Responses body: `instructions`, one input item per message part (messages,
+ * reasoning with its encrypted content, function calls and their outputs) and function tools.
+ */
+export function buildOpenAiResponsesRequest(
+  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined },
+): ResponseCreateParamsNonStreaming & { input: ResponseInputItem[] } {
+  const { otherTools, ...options } = request.options ?? {};
+  const input = request.messages.flatMap(itemsOf);
+  const tools: FunctionTool[] = (request.tools ?? []).map((tool) => {
+    const strict = tool.providerOptions?.openai?.strict;
+    return {
+      type: 'function',
+      name: tool.name,
+      description: tool.description ?? null,
+      parameters: { ...tool.inputSchema },
+      strict: typeof strict === 'boolean' ? strict : false,
+    };
+  });
+  const allTools: Tool[] = [...tools, ...(Array.isArray(otherTools) ? (otherTools as Tool[]) : [])];
   return {
+    ...options,
     model: request.model,
     input,
     ...(request.system === undefined ? {} : { instructions: request.system }),
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(allTools.length > 0 ? { tools: allTools } : {}),
   };
 }

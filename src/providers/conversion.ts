@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import type { Message, ToolDefinition } from '../message/message.js';
+import { formatIssue } from '../message/_format-issue.js';
+
+/** A provider body taken apart into the neutral model, with everything else it carried. */
+export interface ConvertedRequest {
+  readonly system?: string | undefined;
+  readonly tools?: ToolDefinition[] | undefined;
+  readonly messages: Message[];
+  /** The body's other top-level fields (model, temperature, tool_choice, …), restored on the way out. */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/** The error for a body that does not fit its format, naming the offending field. */
+export function conversionError(path: string, problem: string, code: 'INVALID_MESSAGE' | 'INVALID_INPUT' | 'ORPHANED_TOOL_RESULT' = 'INVALID_MESSAGE') {
+  return new SlidingContextError(code, `${path}: ${problem}.`);
+}
+
+/**
+ * Parses a body with its format's schema; a mismatch names the first offending field, e.g.
+ * `messages[3].content[0].tool_use_id: expected string`.
+ */
+export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown, format: string): z.infer<Schema> {
+  const result = schema.safeParse(body, { reportInput: true });
+  if (result.success) return result.data;
+  const [first] = result.error.issues;
+  const detail = first ? formatIssue('', first).replace(/^\./, '') : 'invalid';
+  throw new SlidingContextError('INVALID_INPUT', `The body is not a valid ${format} request: ${detail}.`, { cause: result.error });
+}
+
+/** Parses tool-call arguments, which must be a JSON object or empty. */
+export function parseArguments(text: string, path: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw conversionError(path, `tool-call arguments are not valid JSON (${JSON.stringify(text.slice(0, 40))})`);
+  }
+}
+
+/**
+ * Keeps the arguments text as sent when it is not what `JSON.stringify` would write (spacing,
+ * key order), so that the body rebuilt is the same bytes and counts the same.
+ */
+export function rawArguments(text: string, input: unknown): { providerOptions?: { openai: { arguments: string } } } {
+  return text === JSON.stringify(input) ? {} : { providerOptions: { openai: { arguments: text } } };
+}
+
+/** The arguments text to send for a tool call: the original when kept, else the input as JSON. */
+export function argumentsText(part: { input: unknown; providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined }): string {
+  const raw = part.providerOptions?.openai?.arguments;
+  return typeof raw === 'string' ? raw : JSON.stringify(part.input ?? {});
+}
+
+/** Keeps the fields of `body` other than `taken`. */
+export function otherFields(body: Readonly<Record<string, unknown>>, taken: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !taken.includes(key)));
+}

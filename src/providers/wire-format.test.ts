@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { applyEvents } from '../message/apply-events.js';
+import { buildRequest, convertFrom, detectFormat, type WireFormat } from './wire-format.js';
+
+const fixtureDir = new URL('./__fixtures__/', import.meta.url);
+const formats = ['openai-chat', 'openai-responses', 'anthropic', 'google', 'ai-sdk'] as const;
+const fixtures = formats.flatMap((format) =>
+  readdirSync(new URL(`${format}/`, fixtureDir))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => ({ format, name, body: JSON.parse(readFileSync(new URL(`${format}/${name}`, fixtureDir), 'utf8')) as unknown })),
+);
+
+function roundTrip(format: WireFormat, body: unknown) {
+  const first = convertFrom(format, body);
+  const model = typeof (body as { model?: unknown }).model === 'string' ? String((body as { model: string }).model) : 'model';
+  const rebuilt = buildRequest(format, { model, ...first, messages: applyEvents(first.messages) });
+  const second = convertFrom(format, rebuilt);
+  // A body without a model gains one on the way out; everything else must come back.
+  const hadModel = typeof (body as { model?: unknown }).model === 'string';
+  const { model: _model, ...secondOptions } = second.options;
+  return { first, rebuilt, second: hadModel ? second : { ...second, options: secondOptions } };
+}
+
+describe.each(fixtures)('$format fixture $name', ({ format, body }) => {
+  it('is detected as its format', () => {
+    expect(detectFormat(body)).toBe(format);
+  });
+
+  it('converts in and back out to an equivalent body', () => {
+    const { first, second } = roundTrip(format, body);
+    expect(second).toEqual(first);
+    expect(first.messages.length).toBeGreaterThan(2);
+  });
+});
+
+describe('provider fields survive the trip', () => {
+  const body = (format: string, name: string) => fixtures.find((fixture) => fixture.format === format && fixture.name === name)?.body;
+
+  it('OpenAI Chat: parallel tool calls, parsed arguments, tool names from their calls, other fields', () => {
+    const { first, rebuilt } = roundTrip('openai-chat', body('openai-chat', 'parallel-tool-calls.json'));
+    expect(first.messages[2]).toMatchObject({ role: 'assistant', content: [{ type: 'tool-call', toolName: 'get_current_weather', input: { location: 'San Francisco, CA' } }, {}, {}] });
+    expect(first.messages[3]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_FthC9qRpsL5kBpwwyw6c7j4k', toolName: 'get_current_weather' }] });
+    expect(rebuilt).toEqual(body('openai-chat', 'parallel-tool-calls.json'));
+  });
+
+  it('Anthropic: tool results stay in the user turn, thinking keeps its signature next to its tool_use, cache_control returns', () => {
+    const { first, rebuilt } = roundTrip('anthropic', body('anthropic', 'thinking-and-images.json'));
+    expect(first.messages[1]).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', providerOptions: { anthropic: { signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds' } } },
+        { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: expect.stringMatching(/^EmwK/) } } },
+        { type: 'tool-call', toolCallId: 'toolu_01Ws2vGUmzmoxm4ArW4o1sYg' },
+      ],
+    });
+    expect(first.messages[2]).toMatchObject({ role: 'user', content: [{ type: 'tool-result', output: { type: 'content' } }] });
+    expect(rebuilt).toEqual(body('anthropic', 'thinking-and-images.json'));
+    const cached = roundTrip('anthropic', body('anthropic', 'tool-use.json')).rebuilt;
+    expect(cached).toEqual(body('anthropic', 'tool-use.json'));
+  });
+
+  it('Responses: instructions, reasoning items with encrypted content, function calls and outputs', () => {
+    const { first, rebuilt } = roundTrip('openai-responses', body('openai-responses', 'reasoning-and-image.json'));
+    expect(first.messages[2]).toMatchObject({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', providerOptions: { openai: { itemId: 'rs_6820f383d7c08191846711c5df8233bc', encryptedContent: 'gAAAAABoIPOEpkQ6rT3tB1Xs2bd' } } },
+        { type: 'tool-call', toolName: 'read_file', input: { path: 'src/app.ts' } },
+      ],
+    });
+    expect(rebuilt).toMatchObject({ store: false, tools: [{ name: 'read_file' }, { type: 'web_search_preview' }] });
+  });
+
+  it('Gemini: calls without ids pair with their responses by name; ids and signatures are kept', () => {
+    const lights = roundTrip('google', body('google', 'function-calling.json')).first;
+    expect(lights.system).toBe('You control the smart home lights.');
+    expect(lights.messages[1]).toMatchObject({ content: [{ type: 'tool-call', toolCallId: 'call_1_0' }] });
+    expect(lights.messages[2]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_1_0', output: { type: 'json', value: { brightness: 25 } } }] });
+    const sdk = roundTrip('google', body('google', 'sdk-thoughts-and-image.json'));
+    expect(sdk.first.messages[1]).toMatchObject({ content: [{ type: 'reasoning' }, { type: 'tool-call', toolCallId: 'fc-1', providerOptions: { google: { thoughtSignature: 'CiwBVKhc7mFcXJ0ENr0c' } } }] });
+    expect(sdk.rebuilt).toEqual(body('google', 'sdk-thoughts-and-image.json'));
+  });
+});
+
+describe('bad input is a clear error naming the field', () => {
+  const cases: [string, WireFormat, unknown, string, RegExp][] = [
+    ['an unknown role', 'openai-chat', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'INVALID_INPUT', /messages\[0\]\.role: expected "system" \| "developer" \| "user" \| "assistant" \| "tool", received "robot"/],
+    ['a tool result whose call is missing', 'openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] }, 'ORPHANED_TOOL_RESULT', /messages\[1\]\.tool_call_id: no earlier assistant message has a tool call "nope"/],
+    ['arguments that are not JSON', 'openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a": ' } }] }] }, 'INVALID_MESSAGE', /messages\[1\]\.tool_calls\[0\]\.function\.arguments: tool-call arguments are not valid JSON/],
+    ['an Anthropic tool_result without its tool_use', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] }, 'ORPHANED_TOOL_RESULT', /messages\[0\]\.content\[0\]\.tool_use_id/],
+    ['an Anthropic block missing a field', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, 'INVALID_INPUT', /messages\[0\]\.content\[0\]\.tool_use_id: expected string/],
+    ['a Responses output without its call', 'openai-responses', { model: 'm', input: [{ type: 'function_call_output', call_id: 'c9', output: 'x' }] }, 'ORPHANED_TOOL_RESULT', /input\[0\]\.call_id/],
+    ['a Gemini functionResponse with no matching call', 'google', { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }] }, 'ORPHANED_TOOL_RESULT', /contents\[0\]\.parts\[0\]\.functionResponse: no earlier functionCall named "f" is unanswered/],
+    ['a body that is not the declared format', 'anthropic', { model: 'm', input: 'hello' }, 'INVALID_INPUT', /not a valid Anthropic Messages request: messages: expected array/],
+    ['an invalid AI SDK message', 'ai-sdk', [{ role: 'user', content: [{ type: 'text', text: 1 }] }], 'INVALID_MESSAGE', /messages\[0\]\.content\[0\]\.text: expected string/],
+  ];
+  it.each(cases)('%s', (_name, format, body, code, message) => {
+    expect(() => convertFrom(format, body)).toThrow(expect.objectContaining({ code, message: expect.stringMatching(message) }));
+  });
+
+  it('says so when nothing tells the format', () => {
+    expect(() => detectFormat({ hello: 'world' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+  });
+});
