@@ -38,7 +38,7 @@ export {
   type TokenCount,
   type TokenCounter,
 } from './tokens/token-counter.js';
-export { buildAbortedResultMessage, type UnansweredCall } from './window/aborted-results.js';
+export { buildAbortedResultMessage, type UnansweredCall } from './exchange/aborted-results.js';
 export {
   DEFAULT_BUDGET_TOKENS,
   resolveBudgetTokens,

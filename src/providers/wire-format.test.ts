@@ -13,7 +13,8 @@ const fixtures = formats.flatMap((format) =>
 
 function roundTrip(format: WireFormat, body: unknown) {
   const first = convertFrom(format, body);
-  const model = typeof (body as { model?: unknown }).model === 'string' ? String((body as { model: string }).model) : 'model';
+  const given = (body as { model?: unknown }).model;
+  const model = typeof given === 'string' ? given : 'model';
   const rebuilt = buildRequest(format, { model, ...first, messages: applyEvents(first.messages) });
   const second = convertFrom(format, rebuilt);
   // A body without a model gains one on the way out; everything else must come back.

@@ -41,20 +41,20 @@ function convertFromNeutral(body: unknown): ConvertedRequest {
 }
 
 const converters: Record<WireFormat, (body: unknown) => ConvertedRequest> = {
-  neutral: convertFromNeutral,
+  'neutral': convertFromNeutral,
   'openai-chat': convertFromOpenAiChat,
   'openai-responses': convertFromOpenAiResponses,
-  anthropic: convertFromAnthropic,
-  google: convertFromGoogle,
+  'anthropic': convertFromAnthropic,
+  'google': convertFromGoogle,
   'ai-sdk': convertFromAiSdk,
 };
 
 const builders: Record<WireFormat, (input: BuildInput) => unknown> = {
-  neutral: ({ system, tools, messages }) => ({ ...(system === undefined ? {} : { system }), ...(tools ? { tools } : {}), messages }),
+  'neutral': ({ system, tools, messages }) => ({ ...(system === undefined ? {} : { system }), ...(tools ? { tools } : {}), messages }),
   'openai-chat': buildOpenAiChatRequest,
   'openai-responses': buildOpenAiResponsesRequest,
-  anthropic: buildAnthropicRequest,
-  google: buildGoogleRequest,
+  'anthropic': buildAnthropicRequest,
+  'google': buildGoogleRequest,
   'ai-sdk': buildAiSdkRequest,
 };
 
@@ -117,7 +117,7 @@ export function detectFormat(body: unknown): WireFormat {
   if (isRecord(body) && (isRecord(body.tools) || (hint === 'neutral' && typeof body.model === 'string'))) return 'ai-sdk';
   if (hint) return hint;
   if (isRecord(body) && Array.isArray(body.tools)) {
-    const [tool] = body.tools;
+    const tool: unknown = body.tools[0];
     if (isRecord(tool) && tool.type === 'function' && isRecord(tool.function)) return 'openai-chat';
     if (isRecord(tool) && 'input_schema' in tool) return 'anthropic';
   }

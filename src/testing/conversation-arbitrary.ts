@@ -81,7 +81,7 @@ export function conversationArbitrary(
       const messages: Message[] = [];
       let callNumber = 0;
       const text = (length: number, seed: number) =>
-        `${'lorem ipsum dolor sit amet '.repeat(Math.ceil(length / 27)).slice(0, length)}#${seed}`;
+        `${'lorem ipsum dolor sit amet '.repeat(Math.ceil(length / 27)).slice(0, length)}#${seed}${seed % 3 === 0 ? ' \n' : ''}`;
       for (let index = 0; index < leadingSystem; index++) {
         messages.push({ role: 'system', content: `Rule ${index}: keep answers short.` });
       }

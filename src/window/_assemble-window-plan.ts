@@ -1,7 +1,7 @@
 import type { ModelMessage } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import type { TokenCount } from '../tokens/token-counter.js';
-import { insertAbortedResults, type UnansweredCall } from './aborted-results.js';
+import { insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import type { PlannedExchange, SyntheticResult, WindowPlan } from './window-plan.js';
 
 /** What a planner knows about one exchange. */

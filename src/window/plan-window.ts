@@ -11,7 +11,7 @@ import {
   buildAbortedResultMessage,
   groupByCallMessage,
   type UnansweredCall,
-} from './aborted-results.js';
+} from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import type { WindowPlan } from './window-plan.js';
 

@@ -11,7 +11,7 @@ import {
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { buildAbortedResultMessage, type UnansweredCall } from './aborted-results.js';
+import { buildAbortedResultMessage, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import type { WindowPlan } from './window-plan.js';
 

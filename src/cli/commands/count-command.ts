@@ -1,33 +1,34 @@
 import { applyEvents } from '../../message/apply-events.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
-import { parseConversationInput, readInputText } from '../read-conversation-input.js';
+import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
 
 /** Flags of `sliding-context count`. */
 export interface CountCommandOptions {
-  readonly provider: string;
-  readonly model: string;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly format?: string | undefined;
   readonly json?: boolean | undefined;
 }
 
 /** `sliding-context count [file|-]`: counts the request segment by segment. */
 export async function runCountCommand(file: string | undefined, options: CountCommandOptions, io: CliIo): Promise<void> {
   const text = await readInputText(io, file);
-  const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file);
+  const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file, parseFormatOption(options.format));
   const messages = applyEvents(input.messages);
-  const counter = await loadCliCounter(io, options.provider, options.model);
-  const target = { provider: options.provider, model: options.model };
+  const target = resolveTarget(input, options);
+  const counter = await loadCliCounter(io, target.provider, target.model);
   const preamble = counter.countPreamble({ ...target, system: input.system, tools: input.tools });
   const messageSegments = messages.map((message, index) => ({ segment: 'message', index, role: message.role, ...counter.countMessage({ ...target, message }) }));
   const segments = [{ segment: 'preamble', ...preamble }, ...messageSegments];
   const total = counter.count({ ...target, request: { system: input.system, tools: input.tools, messages } });
   if (options.json) {
-    io.stdout.write(`${JSON.stringify({ ...target, tokens: total.tokens, exact: total.exact, method: total.method, segments }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ format: input.format, ...target, tokens: total.tokens, exact: total.exact, method: total.method, segments }, null, 2)}\n`);
     return;
   }
   const width = Math.max(6, formatNumber(total.tokens).length);
-  const lines = [`sliding-context count · ${options.provider}/${options.model}`, ''];
+  const lines = [`sliding-context count · ${input.format}${input.detected ? ' (detected)' : ''} input · ${target.provider}/${target.model}`, ''];
   lines.push(`${'preamble'.padEnd(22)}${formatNumber(preamble.tokens).padStart(width)}  (framing, system prompt, tools)`);
   for (const segment of messageSegments) {
     const label = `messages[${String(segment.index)}] ${segment.role}`;

@@ -161,8 +161,9 @@ describe('sliding-context window, bad input', () => {
       ['-'],
       { stdin: '{"system":"x"}' },
       'INVALID_INPUT',
-      /array of messages or an object/,
+      /Cannot tell the format of the input/,
     ],
+    ['an unknown --format', ['-', '--format', 'cohere'], { stdin: '[]' }, 'INVALID_INPUT', /--format must be auto or one of neutral, openai-chat/],
   ];
   it.each(cases)('rejects %s with a clear error', async (_name, args, options, code, message) => {
     await expect(runCli(['window', ...args], options)).rejects.toMatchObject({

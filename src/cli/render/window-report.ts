@@ -15,7 +15,7 @@ function pad(text: string, width: number, align: 'left' | 'right' = 'left'): str
  * The human report of a plan: one row per exchange, the `── context ──` rule where the window
  * begins, and the totals. `messages` is the conversation the plan's indices point into.
  */
-export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMessage[]): string {
+export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMessage[], format?: string): string {
   const indexWidth = Math.max(1, String(plan.exchanges.length - 1).length);
   const tokensWidth = Math.max(6, ...plan.exchanges.map((e) => formatNumber(e.tokens).length));
   const header = [
@@ -30,7 +30,8 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
     plan.budgetTokens === 0
       ? 'windowing disabled'
       : `budget ${formatNumber(plan.budgetTokens)} tokens`;
-  lines.push(`sliding-context window · ${plan.provider}/${plan.model} · ${budget}`, '', header);
+  const source = format ? `${format} input · ` : '';
+  lines.push(`sliding-context window · ${source}${plan.provider}/${plan.model} · ${budget}`, '', header);
 
   const cutoffExchange = plan.exchanges.find(
     (exchange) => exchange.firstMessage === plan.cutoffMessage && !exchange.pinned,

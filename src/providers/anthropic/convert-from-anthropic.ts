@@ -38,7 +38,16 @@ const block = z.discriminatedUnion('type', [
 const bodySchema = z.looseObject({
   system: z.union([z.string(), z.array(textBlock)]).optional(),
   messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) })),
-  tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()).optional(), cache_control: cacheControl })).optional(),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string(),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()).optional(),
+        cache_control: cacheControl,
+      }),
+    )
+    .optional(),
 });
 
 type CacheControl = z.infer<typeof cacheControl>;
@@ -65,7 +74,12 @@ export function convertFromAnthropic(body: unknown): ConvertedRequest {
             ? { type: 'image' as const, image: part.source.url, ...withCache(part.cache_control) }
             : { type: 'image' as const, image: part.source.data, mediaType: part.source.media_type, ...withCache(part.cache_control) };
         case 'document': {
-          const extra = { ...(part.title ? { title: part.title } : {}), ...(part.context ? { context: part.context } : {}), ...(part.citations === undefined ? {} : { citations: part.citations }), ...(part.cache_control ? { cacheControl: part.cache_control } : {}) };
+          const extra = {
+            ...(part.title ? { title: part.title } : {}),
+            ...(part.context ? { context: part.context } : {}),
+            ...(part.citations === undefined ? {} : { citations: part.citations }),
+            ...(part.cache_control ? { cacheControl: part.cache_control } : {}),
+          };
           const options = Object.keys(extra).length > 0 ? { providerOptions: { anthropic: extra } } : {};
           if (part.source.type === 'url') return { type: 'file' as const, data: part.source.url, mediaType: 'application/pdf', ...options };
           return { type: 'file' as const, data: part.source.data, mediaType: part.source.media_type, ...options };
@@ -119,7 +133,8 @@ export function convertFromAnthropic(body: unknown): ConvertedRequest {
 
 function outputOf(content: string | readonly ({ type: 'text'; text: string } | { type: 'image'; source: z.infer<typeof imageSource> })[] | undefined, isError: boolean): ToolResultOutput {
   if (content === undefined || typeof content === 'string') return { type: isError ? 'error-text' : 'text', value: content ?? '' };
-  if (content.every((item) => item.type === 'text')) return { type: isError ? 'error-text' : 'text', value: content.map((item) => (item.type === 'text' ? item.text : '')).join('') };
+  const texts = content.flatMap((item) => (item.type === 'text' ? [item.text] : []));
+  if (texts.length === content.length) return { type: isError ? 'error-text' : 'text', value: texts.join('') };
   return {
     type: 'content',
     value: content.map((item) =>

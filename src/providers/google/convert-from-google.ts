@@ -23,12 +23,22 @@ const part = z.looseObject({
   functionResponse: z.object({ id: z.string().optional(), name: z.string(), response: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 const content = z.object({ role: z.enum(['user', 'model']).optional(), parts: z.array(part) });
+const functionDeclarations = z.array(
+  z.looseObject({
+    name: z.string(),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    parametersJsonSchema: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+const tools = z.array(z.looseObject({ functionDeclarations: functionDeclarations.optional() }));
+const systemInstruction = z.union([z.string(), content.partial({ role: true })]);
 const bodySchema = z.looseObject({
   model: z.string().optional(),
   contents: z.array(content),
-  systemInstruction: z.union([z.string(), content.partial({ role: true })]).optional(),
-  config: z.looseObject({ systemInstruction: z.union([z.string(), content.partial({ role: true })]).optional(), tools: z.array(z.looseObject({ functionDeclarations: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional(), parametersJsonSchema: z.record(z.string(), z.unknown()).optional() })).optional() })).optional() }).optional(),
-  tools: z.array(z.looseObject({ functionDeclarations: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional(), parametersJsonSchema: z.record(z.string(), z.unknown()).optional() })).optional() })).optional(),
+  systemInstruction: systemInstruction.optional(),
+  config: z.looseObject({ systemInstruction: systemInstruction.optional(), tools: tools.optional() }).optional(),
+  tools: tools.optional(),
 });
 
 function systemText(value: string | { parts?: { text?: string | undefined }[] | undefined } | undefined): string | undefined {
@@ -84,7 +94,7 @@ export function convertFromGoogle(body: unknown): ConvertedRequest {
     return { role: 'user', content: parts.filter((item): item is TextPart | ImagePart | FilePart | ToolResultPart => item.type !== 'tool-call' && item.type !== 'reasoning') };
   });
   const declarations = [...(parsed.tools ?? []), ...(parsed.config?.tools ?? [])].flatMap((tool) => tool.functionDeclarations ?? []);
-  const tools: ToolDefinition[] = declarations.map((declaration) => ({
+  const definitions: ToolDefinition[] = declarations.map((declaration) => ({
     name: declaration.name,
     ...(declaration.description === undefined ? {} : { description: declaration.description }),
     inputSchema: declaration.parametersJsonSchema ?? declaration.parameters ?? { type: 'object', properties: {} },
@@ -94,7 +104,7 @@ export function convertFromGoogle(body: unknown): ConvertedRequest {
   return {
     ...(system === undefined ? {} : { system }),
     messages,
-    ...(tools.length > 0 ? { tools } : {}),
+    ...(definitions.length > 0 ? { tools: definitions } : {}),
     options: { ...otherFields(parsed, ['contents', 'systemInstruction', 'tools', 'config']), ...(Object.keys(config).length > 0 ? { config } : {}) },
   };
 }

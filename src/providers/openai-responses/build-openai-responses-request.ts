@@ -87,7 +87,7 @@ export function buildOpenAiResponsesRequest(
       name: tool.name,
       description: tool.description ?? null,
       parameters: { ...tool.inputSchema },
-      strict: typeof strict === 'boolean' ? strict : false,
+      strict: typeof strict === 'boolean' ? strict : null,
     };
   });
   const allTools: Tool[] = [...tools, ...(Array.isArray(otherTools) ? (otherTools as Tool[]) : [])];

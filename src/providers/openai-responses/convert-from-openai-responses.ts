@@ -18,7 +18,17 @@ const item = z.union([
 const bodySchema = z.looseObject({
   instructions: z.string().nullish(),
   input: z.union([z.string(), z.array(item)]),
-  tools: z.array(z.looseObject({ type: z.string(), name: z.string().optional(), description: z.string().nullish(), parameters: z.record(z.string(), z.unknown()).nullish(), strict: z.boolean().nullish() })).optional(),
+  tools: z
+    .array(
+      z.looseObject({
+        type: z.string(),
+        name: z.string().optional(),
+        description: z.string().nullish(),
+        parameters: z.record(z.string(), z.unknown()).nullish(),
+        strict: z.boolean().nullish(),
+      }),
+    )
+    .optional(),
 });
 
 type AssistantParts = Exclude<AssistantMessage['content'], string>;

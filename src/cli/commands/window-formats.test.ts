@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../_test-cli.js';
+
+const fixture = (path: string) => readFileSync(new URL(`../../providers/__fixtures__/${path}`, import.meta.url), 'utf8');
+
+describe('window and count on provider bodies', () => {
+  it('detects the format, counts for the body\'s provider and model, and says so', async () => {
+    const { stdout } = await runCli(['window', '-', '--budget', '100000'], { stdin: fixture('anthropic/tool-use.json') });
+    expect(stdout).toMatch(/^sliding-context window · anthropic \(detected\) input · anthropic\/claude-sonnet-4-5 · budget 100,000 tokens/);
+    const counted = await runCli(['count', '-', '--json'], { stdin: fixture('google/sdk-thoughts-and-image.json') });
+    expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'google', provider: 'google', model: 'gemini-2.5-pro', method: 'gemini estimate' });
+  });
+
+  it('--body prints the windowed request in the input\'s format, ready to send', async () => {
+    const { stdout, stderr } = await runCli(['window', '-', '--budget', '1', '--body'], { stdin: fixture('openai-chat/parallel-tool-calls.json') });
+    const body = JSON.parse(stdout) as { model: string; tool_choice: string; messages: { role: string; content: unknown }[]; tools: unknown[] };
+    expect(body).toMatchObject({ model: 'gpt-4o', tool_choice: 'auto', tools: [{ type: 'function' }] });
+    // Only the latest exchange fits a 1-token budget; the system message is pinned.
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: 'And which is warmest?' },
+    ]);
+    expect(stderr).toContain('format: openai-chat (detected)');
+  });
+
+  it('--json adds the request body, and the window of an Anthropic body keeps tool results with their calls', async () => {
+    const { stdout } = await runCli(['window', '-', '--format', 'anthropic', '--json', '--budget', '300'], { stdin: fixture('anthropic/thinking-and-images.json') });
+    const report = JSON.parse(stdout) as { format: string; request: { messages: { role: string; content: { type: string }[] | string }[]; thinking: unknown } };
+    expect(report.format).toBe('anthropic');
+    expect(report.request.thinking).toEqual({ type: 'enabled', budget_tokens: 10000 });
+    expect(report.request.messages[0]?.role).toBe('user');
+  });
+
+  it('a neutral input keeps the neutral shape as its request', async () => {
+    const { stdout } = await runCli(['window', '-', '--json'], { stdin: JSON.stringify({ system: 's', messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(JSON.parse(stdout)).toMatchObject({ format: 'neutral', request: { system: 's', messages: [{ role: 'user', content: 'hi' }] } });
+  });
+
+  it('--repair fixes pairing and reports every change; without it the same input is an error', async () => {
+    const broken = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: 'run it' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run', arguments: '{}' } }] },
+        { role: 'user', content: 'stop' },
+      ],
+    });
+    const { stdout, stderr } = await runCli(['window', '-', '--repair', '--json'], { stdin: broken });
+    expect(stderr).toContain('repaired: messages[1].content[0]: answered the unanswered call "c1" with a synthetic "aborted" result');
+    const report = JSON.parse(stdout) as { request: { messages: unknown[] } };
+    expect(report.request.messages).toContainEqual({ role: 'tool', tool_call_id: 'c1', content: 'aborted' });
+    const orphan = JSON.stringify([{ role: 'user', content: 'a' }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'f', output: { type: 'text', value: 'v' } }] }]);
+    await expect(runCli(['window', '-'], { stdin: orphan })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
+    const repaired = await runCli(['window', '-', '--repair', '--json'], { stdin: orphan });
+    expect(repaired.stderr).toContain('dropped the orphaned tool result for "x"');
+  });
+});
