@@ -3,6 +3,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { runConversionBenchmarks } from './conversion.bench.js';
 import { runCountingBenchmarks } from './counting.bench.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
@@ -10,3 +11,4 @@ const quick = values.quick;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
 for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
+for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);

@@ -13,6 +13,19 @@ export { requireValidConversation } from './exchange/require-valid-conversation.
 export { applyEvents } from './message/apply-events.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
+export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
+export { type AiSdkRequest, buildAiSdkRequest } from './providers/ai-sdk/build-ai-sdk-request.js';
+export { convertFromAiSdk } from './providers/ai-sdk/convert-from-ai-sdk.js';
+export { buildAnthropicRequest } from './providers/anthropic/build-anthropic-request.js';
+export { convertFromAnthropic } from './providers/anthropic/convert-from-anthropic.js';
+export type { ConvertedRequest } from './providers/conversion.js';
+export { buildGoogleRequest } from './providers/google/build-google-request.js';
+export { convertFromGoogle } from './providers/google/convert-from-google.js';
+export { buildOpenAiChatRequest } from './providers/openai-chat/build-openai-chat-request.js';
+export { convertFromOpenAiChat } from './providers/openai-chat/convert-from-openai-chat.js';
+export { buildOpenAiResponsesRequest } from './providers/openai-responses/build-openai-responses-request.js';
+export { convertFromOpenAiResponses } from './providers/openai-responses/convert-from-openai-responses.js';
+export { type BuildInput, buildRequest, convertFrom, detectFormat, type WireFormat, wireFormats } from './providers/wire-format.js';
 export {
   createPreflightCounter,
   type PreflightClients,
