@@ -9,21 +9,13 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { transformSync } from 'esbuild';
+import { seededRandom } from './_seeded-random.js';
 
 const { values } = parseArgs({ options: { docs: { type: 'string', multiple: true, default: [] } } });
 const out = 'src/tokens/__fixtures__/corpus';
 mkdirSync(out, { recursive: true });
 
-let state = 20_261_121;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const { random, between, pick } = seededRandom(20_261_121);
 
 function filesUnder(dir: string, ending: string): string[] {
   return readdirSync(dir)

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Message, ToolDefinition } from '../src/message/message.js';
+import { seededRandom } from './_seeded-random.js';
 
 const { values } = parseArgs({
   options: {
@@ -17,16 +18,7 @@ const { values } = parseArgs({
   },
 });
 
-let state = Number(values.seed) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+const { random, pick, between } = seededRandom(Number(values.seed));
 
 const entities = ['task', 'project', 'comment', 'label', 'member', 'invoice', 'webhook'];
 const fields = ['dueDate', 'priority', 'archivedAt', 'ownerId', 'slug', 'position', 'color'];
