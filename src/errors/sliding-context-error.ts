@@ -9,7 +9,10 @@ export type SlidingContextErrorCode =
   | 'DUPLICATE_TOOL_CALL_ID'
   | 'DUPLICATE_TOOL_RESULT'
   | 'UNKNOWN_MARK'
-  | 'BUDGET_INVALID';
+  | 'BUDGET_INVALID'
+  | 'STORE_LOCKED'
+  | 'STALE_WINDOW'
+  | 'UNKNOWN_AGENT';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

@@ -1,0 +1,47 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * The tables. Every key leads with `root_id`, the agent tree, so that the schema distributes
+ * on Citus by `root_id` unchanged.
+ */
+export interface AgentsTable {
+  root_id: string;
+  id: string;
+  parent_id: string | null;
+  /** The parent's last seq when this agent forked from it. */
+  fork_seq: number | null;
+  /** Ancestor ids from the root down to the parent. */
+  lineage: ColumnType<string[], string, string>;
+  last_seq: number;
+  meta: ColumnType<Record<string, unknown>, string, string>;
+  created_at: Generated<Date>;
+}
+
+export interface MessagesTable {
+  root_id: string;
+  agent_id: string;
+  seq: number;
+  kind: string;
+  body: ColumnType<unknown, string, string>;
+  tokens: number | null;
+  starts_exchange: boolean;
+  idempotency_key: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface ContextRangesTable {
+  root_id: string;
+  agent_id: string;
+  id: string;
+  kind: string;
+  first_seq: number;
+  last_seq: number;
+  body: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
+export interface DatabaseSchema {
+  agents: AgentsTable;
+  messages: MessagesTable;
+  context_ranges: ContextRangesTable;
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEvents } from '../message/apply-events.js';
+import type { Message } from '../message/message.js';
+import { HistoryStore } from './history-store.js';
+
+const user = (content: string): Message => ({ role: 'user', content });
+const answer = (content: string): Message => ({ role: 'assistant', content });
+const event = (kind: 'clear' | 'mark' | 'rewind', label?: string): Message => (label === undefined ? { role: 'event', kind } : { role: 'event', kind, label });
+const contents = (messages: readonly Message[]) => messages.map((message) => ('content' in message ? message.content : `[${message.kind}]`));
+
+/**
+ * The store contract: every engine (PGlite, a PostgreSQL server) runs these same tests.
+ * `open` gives a fresh, empty store; `cleanUp` removes what it made.
+ */
+export function describeHistoryStoreContract(name: string, open: () => Promise<HistoryStore>, options: { concurrency?: boolean } = {}) {
+  describe(`HistoryStore contract: ${name}`, () => {
+    let store: HistoryStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('appends with a gapless per-agent seq and replays in order', async () => {
+      const agent = await store.createAgent();
+      expect(await store.append(agent, [user('one'), answer('1')])).toEqual({ firstSeq: 1, lastSeq: 2, duplicate: false });
+      expect(await store.append(agent, [user('two')])).toEqual({ firstSeq: 3, lastSeq: 3, duplicate: false });
+      const history = await store.history(agent);
+      expect(history.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+      expect(contents(history.map((entry) => entry.message))).toEqual(['one', '1', 'two']);
+    });
+
+    it('an optimistic append against a stale seq is STALE_WINDOW and writes nothing', async () => {
+      const agent = await store.createAgent();
+      await store.append(agent, [user('a')], { expectedLastSeq: 0 });
+      await expect(store.append(agent, [user('b')], { expectedLastSeq: 0 })).rejects.toMatchObject({ code: 'STALE_WINDOW' });
+      expect((await store.history(agent)).length).toBe(1);
+    });
+
+    it('a retried append with the same idempotency key writes nothing new', async () => {
+      const agent = await store.createAgent();
+      const first = await store.append(agent, [user('a'), answer('b')], { idempotencyKey: 'turn-1' });
+      expect(await store.append(agent, [user('a'), answer('b')], { idempotencyKey: 'turn-1' })).toEqual({ ...first, duplicate: true });
+      expect((await store.history(agent)).length).toBe(2);
+    });
+
+    it('names an unknown agent, and rejects a malformed id', async () => {
+      await expect(store.append('00000000-0000-4000-8000-000000000000', [user('x')])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+      await expect(store.history('not-an-id')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+    });
+
+    it('BEHAVIOUR 15: a fork sees its parent up to the fork only, and clearing the child leaves the parent alone', async () => {
+      const parent = await store.createAgent({ budgetTokens: 5000 });
+      await store.append(parent, [user('shared'), answer('ok')]);
+      const child = await store.fork(parent);
+      await store.append(parent, [user('parent only')]);
+      await store.append(child, [user('child only')]);
+      expect(contents((await store.history(child)).map((entry) => entry.message))).toEqual(['shared', 'ok', 'child only']);
+      await store.append(child, [event('clear'), user('fresh')]);
+      expect(contents(applyEvents((await store.history(child)).map((entry) => entry.message)))).toEqual(['fresh']);
+      expect(contents((await store.history(parent)).map((entry) => entry.message))).toEqual(['shared', 'ok', 'parent only']);
+      const grandchild = await store.fork(child);
+      await store.append(grandchild, [user('deep')]);
+      expect(contents(applyEvents((await store.history(grandchild)).map((entry) => entry.message)))).toEqual(['fresh', 'deep']);
+    });
+
+    it('replay stops at the most recent clear and honours marks and rewinds across the lineage', async () => {
+      const parent = await store.createAgent();
+      await store.append(parent, [user('old'), event('clear'), user('a'), event('mark', 'm'), user('b')]);
+      const child = await store.fork(parent);
+      await store.append(child, [user('c'), event('rewind', 'm'), user('d')]);
+      const history = await store.history(child);
+      expect(history[0]?.message).toEqual(event('clear'));
+      expect(contents(applyEvents(history.map((entry) => entry.message)))).toEqual(['a', 'd']);
+    });
+
+    it('BEHAVIOUR 11: nothing is deleted: a rewind hides, and the hidden messages stay in the history', async () => {
+      const agent = await store.createAgent();
+      await store.append(agent, [user('a'), event('mark', 'm'), user('b'), answer('B'), event('rewind', 'm')]);
+      const history = await store.history(agent);
+      expect(contents(history.map((entry) => entry.message))).toEqual(['a', '[mark]', 'b', 'B', '[rewind]']);
+      expect(contents(applyEvents(history.map((entry) => entry.message)))).toEqual(['a']);
+    });
+
+    it('lists agents with their counts and parents', async () => {
+      const agent = await store.createAgent();
+      await store.append(agent, [user('x')], { tokens: [12] });
+      const child = await store.fork(agent);
+      const listed = await store.listAgents();
+      expect(listed.find((entry) => entry.agentId === agent)).toMatchObject({ parentId: null, messages: 1, tokens: 12 });
+      expect(listed.find((entry) => entry.agentId === child)).toMatchObject({ parentId: agent, messages: 0 });
+    });
+
+    if (options.concurrency) {
+      it('4 writers × 500 appends to one agent: seqs gapless, nothing lost', async () => {
+        const agent = await store.createAgent();
+        await Promise.all(Array.from({ length: 4 }, async (_, writer) => {
+          for (let index = 0; index < 500; index++) await store.append(agent, [user(`${writer}:${index}`)]);
+        }));
+        const history = await store.history(agent);
+        expect(history.map((entry) => entry.seq)).toEqual(Array.from({ length: 2000 }, (_, index) => index + 1));
+        expect(new Set(history.map((entry) => JSON.stringify(entry.message))).size).toBe(2000);
+      }, 120_000);
+    }
+  });
+}

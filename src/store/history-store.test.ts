@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeHistoryStoreContract } from './history-store.contract.js';
+import { HistoryStore } from './history-store.js';
+
+const directories: string[] = [];
+const temporaryDirectory = () => {
+  const directory = mkdtempSync(join(tmpdir(), 'sliding-context-store-'));
+  directories.push(directory);
+  return join(directory, 'data');
+};
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+describeHistoryStoreContract('PGlite', () => HistoryStore.open({ dataDir: temporaryDirectory() }));
+
+const serverUrl = process.env.DATABASE_URL;
+if (serverUrl) {
+  // A fresh database per run, so that the contract starts empty and leaves nothing behind.
+  const name = `sliding_context_test_${process.pid}_${Date.now()}`;
+  const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  afterAll(async () => {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+  describeHistoryStoreContract(
+    'PostgreSQL server',
+    async () => {
+      await admin.query(`create database ${name}`);
+      return HistoryStore.open({ databaseUrl: url.toString() });
+    },
+    { concurrency: true },
+  );
+} else {
+  describe('HistoryStore contract: PostgreSQL server', () => {
+    it.skip('skipped: DATABASE_URL is not set (CI sets it to the local server)', () => undefined);
+  });
+  console.warn('The PostgreSQL server half of the store contract is skipped: DATABASE_URL is not set.');
+}
+
+describe('the PGlite directory lock', () => {
+  it('a second opener in this process gets STORE_LOCKED, and the data is intact', async () => {
+    const dataDir = temporaryDirectory();
+    const store = await HistoryStore.open({ dataDir });
+    const agent = await store.createAgent();
+    await store.append(agent, [{ role: 'user', content: 'kept' }]);
+    await expect(HistoryStore.open({ dataDir })).rejects.toMatchObject({ code: 'STORE_LOCKED' });
+    expect((await store.history(agent)).length).toBe(1);
+    await store.close();
+    const reopened = await HistoryStore.open({ dataDir });
+    expect((await reopened.history(agent)).map((entry) => entry.message)).toEqual([{ role: 'user', content: 'kept' }]);
+    await reopened.close();
+  });
+
+  it('another process holding the directory is named by its pid; a lock left by a dead holder is taken over', async () => {
+    const dataDir = temporaryDirectory();
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { HistoryStore } = await import('./src/store/history-store.ts'); await HistoryStore.open({ dataDir: ${JSON.stringify(dataDir)} }); console.log('open'); setInterval(() => {}, 1000);`], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => {
+      holder.stdout.once('data', () => {
+        resolve();
+      });
+    });
+    await expect(HistoryStore.open({ dataDir })).rejects.toMatchObject({ code: 'STORE_LOCKED', message: expect.stringContaining(`process ${holder.pid}`) });
+    holder.kill('SIGKILL');
+    await new Promise((resolve) => holder.once('exit', resolve));
+    const store = await HistoryStore.open({ dataDir });
+    await store.close();
+  }, 60_000);
+});

@@ -1,0 +1,67 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseSchema } from './database-schema.js';
+import { lockDirectory } from './directory-lock.js';
+import { migrationProvider } from './migrations.js';
+import { pgliteDialect } from './pglite-dialect.js';
+
+/** Where the store lives: a PGlite directory (the default) or a PostgreSQL server. */
+export type StoreLocation = { readonly dataDir: string } | { readonly databaseUrl: string } | { readonly memory: true };
+
+/** The open database and how to close it. */
+export interface OpenDatabase {
+  readonly db: Kysely<DatabaseSchema>;
+  readonly engine: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** `$XDG_DATA_HOME/sliding-context`, else `~/.local/share/sliding-context`. */
+export function defaultDataDir(environment: Readonly<Record<string, string | undefined>>): string {
+  const base = environment.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
+  return join(base, 'sliding-context');
+}
+
+/**
+ * Opens the store's database with Kysely (PGlite in a locked directory, in memory, or a server
+ * through `pg`) and runs pending migrations. Kysely's migrator takes a row lock, so two
+ * processes starting together on a server migrate once.
+ */
+export async function openDatabase(location: StoreLocation): Promise<OpenDatabase> {
+  let db: Kysely<DatabaseSchema>;
+  let release: () => void = () => undefined;
+  let engine: OpenDatabase['engine'];
+  if ('databaseUrl' in location) {
+    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: location.databaseUrl, max: 4 }) }) });
+    engine = 'postgres';
+  } else {
+    if ('dataDir' in location) release = lockDirectory(location.dataDir);
+    try {
+      const client = 'dataDir' in location ? new PGlite(location.dataDir) : new PGlite();
+      db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    engine = 'pglite';
+  }
+  const close = async () => {
+    try {
+      // A checkpoint writes PGlite's pages out before it closes.
+      if (engine === 'pglite') await sql`checkpoint`.execute(db).catch(() => undefined);
+      await db.destroy();
+    } finally {
+      release();
+    }
+  };
+  try {
+    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { db, engine, close };
+}
