@@ -10,10 +10,20 @@ export {
 } from './exchange/check-pairing.js';
 export { detectExchanges, type Exchange, startsExchange } from './exchange/detect-exchanges.js';
 export { requireValidConversation } from './exchange/require-valid-conversation.js';
-export { applyEvents } from './message/apply-events.js';
+export {
+  Conversation,
+  type ExchangeHistory,
+  type OpenConversationOptions,
+  openConversation,
+} from './conversation/conversation.js';
+export { describeExchange, type ExchangeDescription } from './exchange/describe-exchange.js';
+export { applyEvents, applyEventsTo } from './message/apply-events.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
 export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
+export { type AgentKey, formatAgentId, parseAgentId } from './store/agent-id.js';
+export { type AgentSummary, type AppendResult, HistoryStore, type StoredMessage } from './store/history-store.js';
+export { defaultDataDir, type StoreLocation } from './store/open-database.js';
 export { type AiSdkRequest, buildAiSdkRequest } from './providers/ai-sdk/build-ai-sdk-request.js';
 export { convertFromAiSdk } from './providers/ai-sdk/convert-from-ai-sdk.js';
 export { buildAnthropicRequest } from './providers/anthropic/build-anthropic-request.js';

@@ -1,5 +1,5 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
-import type { Message, ModelMessage } from './message.js';
+import { isModelMessage, type Message, type ModelMessage } from './message.js';
 
 /** A mark that is still reachable: its label and how many model messages came before it. */
 export interface ActiveMark {
@@ -34,11 +34,20 @@ export function findRewindTarget(
  * @throws SlidingContextError `UNKNOWN_MARK` when a rewind names a mark that is not reachable.
  */
 export function applyEvents(history: readonly Message[]): ModelMessage[] {
-  let visible: ModelMessage[] = [];
+  return applyEventsTo(history, (message) => message).filter(isModelMessage);
+}
+
+/**
+ * `applyEvents` over any items that carry a message (stored rows, say): returns the items whose
+ * messages the model sees, in order.
+ */
+export function applyEventsTo<Item>(history: readonly Item[], messageOf: (item: Item) => Message): Item[] {
+  let visible: Item[] = [];
   let marks: ActiveMark[] = [];
-  history.forEach((message, index) => {
+  history.forEach((item, index) => {
+    const message = messageOf(item);
     if (message.role !== 'event') {
-      visible.push(message);
+      visible.push(item);
       return;
     }
     switch (message.kind) {

@@ -220,6 +220,11 @@ export class HistoryStore {
     return stored;
   }
 
+  /** The settings stored with an agent (inherited by its forks). */
+  async agentMeta(agentId: string): Promise<Record<string, unknown>> {
+    return (await requireAgent(this.#database.db, parseAgentId(agentId))).meta;
+  }
+
   /** Every agent, with its message count, stored tokens and last activity. */
   async listAgents(): Promise<AgentSummary[]> {
     const rows = await this.#database.db

@@ -1,7 +1,8 @@
 import type { ModelMessage } from '../../message/message.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
-import { clipText, describeExchange, formatToolUse } from './describe-exchange.js';
+import { describeExchange } from '../../exchange/describe-exchange.js';
+import { clipText, formatToolUse } from './format-exchange.js';
 import { formatNumber } from './format-number.js';
 
 const TITLE_WIDTH = 44;

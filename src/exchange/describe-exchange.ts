@@ -1,17 +1,11 @@
-import { toolCallsOf } from '../../exchange/tool-parts.js';
-import type { ModelMessage } from '../../message/message.js';
+import type { ModelMessage } from '../message/message.js';
+import { toolCallsOf } from './tool-parts.js';
 
 /** What a person needs to recognise an exchange: the first words asked and the tools used. */
 export interface ExchangeDescription {
   readonly title: string;
   /** Tool names with how often each was called, in first-use order. */
   readonly tools: ReadonlyMap<string, number>;
-}
-
-/** Clips text to at most `width` characters on one line, marking the cut with `…`. */
-export function clipText(text: string, width: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= width ? line : `${line.slice(0, Math.max(0, width - 1)).trimEnd()}…`;
 }
 
 function textOf(message: ModelMessage | undefined): string {
@@ -37,9 +31,4 @@ export function describeExchange(
     }
   }
   return { title: textOf(messages[firstMessage]), tools };
-}
-
-/** `read_file×3, run_command` */
-export function formatToolUse(tools: ReadonlyMap<string, number>): string {
-  return [...tools].map(([name, count]) => (count > 1 ? `${name}×${count}` : name)).join(', ');
 }

@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Message } from '../message/message.js';
+import { HistoryStore } from '../store/history-store.js';
+import { loadTokenCounter } from '../tokens/load-token-counter.js';
+import { openConversation } from './conversation.js';
+
+const counter = await loadTokenCounter();
+const directory = mkdtempSync(join(tmpdir(), 'sliding-context-conversation-'));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const turn = (i: number, size = 400): Message[] => [
+  { role: 'user', content: `Request ${i}: ${'please look at this carefully '.repeat(size / 30)}` },
+  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'read_file', input: { path: `src/${i}.ts` } }] },
+  { role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${i}`, toolName: 'read_file', output: { type: 'text', value: `export const value${i} = ${i};\n`.repeat(size / 25) } }] },
+  { role: 'assistant', content: `Done with ${i}.` },
+];
+
+describe('Conversation', () => {
+  it('stores every message, slides the window, and gives a provider-shaped request within budget', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'anthropic', model: 'claude-sonnet-4-5', counter, budgetTokens: 1500, system: 'You are terse.' });
+    for (let i = 0; i < 10; i++) {
+      await conversation.append(turn(i));
+      conversation.endTurn();
+    }
+    const { request, report } = conversation.request();
+    expect(report.totalTokens).toBeLessThanOrEqual(1500);
+    expect(report.evictedExchanges).toBeGreaterThan(0);
+    expect(request).toMatchObject({ model: 'claude-sonnet-4-5', system: 'You are terse.' });
+    expect((request as { messages: { role: string }[] }).messages[0]?.role).toBe('user');
+    expect((await store.history(conversation.agentId)).length).toBe(40);
+    const history = await conversation.history();
+    expect(history.map((exchange) => exchange.inWindow)).toEqual(report.exchanges.map((exchange) => exchange.inWindow));
+    expect(history[0]).toMatchObject({ title: expect.stringContaining('Request 0'), tools: ['read_file'], firstSeq: 1 });
+    await store.close();
+  });
+
+  it('BEHAVIOUR 5: content appended mid-turn counts before the next call is made', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 2000 });
+    for (let i = 0; i < 3; i++) {
+      await conversation.append(turn(i));
+      conversation.endTurn();
+    }
+    const before = conversation.request().report;
+    // A long tool loop within one turn: each result is counted before the next request.
+    await conversation.append([{ role: 'user', content: 'Read the big file' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'big', toolName: 'read_file', input: {} }] }]);
+    await conversation.append([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'big', toolName: 'read_file', output: { type: 'text', value: 'line of code\n'.repeat(400) } }] }]);
+    const after = conversation.request().report;
+    expect(after.totalTokens).toBeLessThanOrEqual(2000);
+    expect(after.evictedExchanges).toBeGreaterThan(before.evictedExchanges);
+    expect(after.exchanges.at(-1)?.inWindow).toBe(true);
+    await store.close();
+  });
+
+  it('BEHAVIOUR 13: after a restart the window and its cutoff are the same', async () => {
+    const dataDir = join(directory, 'restart');
+    const first = await HistoryStore.open({ dataDir });
+    const conversation = await openConversation({ store: first, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 1200, pinFirstExchange: true });
+    for (let i = 0; i < 8; i++) await conversation.append(turn(i));
+    await conversation.mark('here');
+    await conversation.append(turn(8));
+    const before = conversation.request().report;
+    await first.close();
+    const second = await HistoryStore.open({ dataDir });
+    // The budget and pinning come back from the agent: only its id is needed to resume.
+    const resumed = await openConversation({ store: second, agentId: conversation.agentId, provider: 'openai', model: 'gpt-4o', counter });
+    const after = resumed.request().report;
+    expect(after.cutoffMessage).toBe(before.cutoffMessage);
+    expect(after.exchanges).toEqual(before.exchanges);
+    expect(after.totalTokens).toBe(before.totalTokens);
+    await second.close();
+  });
+
+  it('BEHAVIOUR 15: a fork inherits the settings, and pruning or clearing it never changes the parent', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const parent = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 900, system: 'Parent rules.' });
+    for (let i = 0; i < 4; i++) await parent.append(turn(i));
+    const parentBefore = parent.request().report;
+    const child = await parent.fork();
+    expect(child.request().report).toMatchObject({ budgetTokens: 900, totalTokens: parentBefore.totalTokens });
+    for (let i = 10; i < 16; i++) await child.append(turn(i));
+    await child.clear();
+    await child.append(turn(20));
+    expect(child.request().report.exchanges).toHaveLength(1);
+    expect(parent.request().report).toEqual(parentBefore);
+    await store.close();
+  });
+
+  it('rewind removes what followed the mark from the window, and the store keeps it', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 0 });
+    await conversation.append(turn(1));
+    await conversation.mark('before');
+    await conversation.append(turn(2));
+    await conversation.rewind('before');
+    expect(conversation.request().report.exchanges).toHaveLength(1);
+    expect((await store.history(conversation.agentId)).length).toBe(10);
+    await expect(conversation.rewind('nowhere')).rejects.toMatchObject({ code: 'UNKNOWN_MARK' });
+    expect((await store.history(conversation.agentId)).length).toBe(10);
+    await store.close();
+  });
+
+  it('a refused message is stored nowhere and the window is unchanged', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter });
+    await conversation.append(turn(1));
+    const before = conversation.request().report;
+    await expect(conversation.append([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'ghost', toolName: 'f', output: { type: 'text', value: 'x' } }] }])).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
+    expect((await store.history(conversation.agentId)).length).toBe(4);
+    expect(conversation.request().report).toEqual(before);
+    await store.close();
+  });
+
+  it('reported usage anchors the next count: the reported figure plus what is new', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'anthropic', model: 'claude-sonnet-4-5', counter, budgetTokens: 0 });
+    await conversation.append(turn(1));
+    conversation.request();
+    conversation.endTurn({ usage: { input_tokens: 100, cache_read_input_tokens: 900, cache_creation_input_tokens: 0, output_tokens: 20 } });
+    expect(conversation.request().report.calibrated).toMatchObject({ tokens: 1000, method: 'reported+usage' });
+    await conversation.append([{ role: 'user', content: 'one more thing' }]);
+    expect(conversation.request().report.calibrated.tokens).toBeGreaterThan(1000);
+    await store.close();
+  });
+});
