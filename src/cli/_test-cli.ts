@@ -19,6 +19,7 @@ export async function runCli(
         : Promise.resolve(text);
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),
+    onInterrupt: () => () => undefined,
   };
   await createProgram(io).parseAsync(['node', 'sliding-context', ...args]);
   return { stdout, stderr };

@@ -6,4 +6,6 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readText(path: string): Promise<string>;
   readStdin(): Promise<string>;
+  /** Runs `cleanup` if the process is interrupted (SIGINT, SIGTERM); returns how to cancel that. */
+  onInterrupt(cleanup: () => Promise<void>): () => void;
 }

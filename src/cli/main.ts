@@ -25,6 +25,17 @@ const io: CliIo = {
   env: process.env,
   readText: (path) => readFile(path, 'utf8'),
   readStdin,
+  onInterrupt(cleanup) {
+    const handler = (signal: NodeJS.Signals) => {
+      void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    };
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
 };
 
 try {

@@ -3,6 +3,14 @@ import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import { wireFormats } from '../providers/wire-format.js';
 import type { CliIo } from './cli-io.js';
 import { type CountCommandOptions, runCountCommand } from './commands/count-command.js';
+import {
+  runAgentEventCommand,
+  runAgentsCommand,
+  runAgentWindowCommand,
+  runHistoryCommand,
+  runImportCommand,
+  type StoreCommandFlags,
+} from './commands/store-commands.js';
 import { runWindowCommand, type WindowCommandOptions } from './commands/window-command.js';
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
@@ -36,11 +44,16 @@ export function createProgram(io: CliIo): Command {
     .option('--repair', 'repair tool-call pairing (drop orphaned results, answer unanswered calls) and report each change')
     .option('--json', 'print the plan as JSON, with the messages and the request body to send')
     .option('--body', 'print only the windowed request body, in the input format, ready to send')
+    .option('--agent <id>', 'window a stored agent instead of a file')
+    .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
+    .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
     .addHelpText(
       'after',
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first\n  sliding-context window anthropic-request.json --budget 50000 --body > windowed.json',
     )
-    .action((file: string | undefined, options: WindowCommandOptions) => runWindowCommand(file, options, io));
+    .action((file: string | undefined, options: WindowCommandOptions & StoreCommandFlags & { agent?: string }) =>
+      options.agent === undefined ? runWindowCommand(file, options, io) : runAgentWindowCommand(options.agent, options, io),
+    );
 
   program
     .command('count')
@@ -55,6 +68,52 @@ export function createProgram(io: CliIo): Command {
       '\nExamples:\n  sliding-context count examples/coding-agent-session.json --provider anthropic --model claude-sonnet-4-5\n  cat request.json | sliding-context count --json',
     )
     .action((file: string | undefined, options: CountCommandOptions) => runCountCommand(file, options, io));
+
+  const storeCommand = (name: string, description: string, example: string) =>
+    program
+      .command(name)
+      .description(description)
+      .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
+      .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
+      .option('--json', 'print JSON')
+      .addHelpText('after', `\nExample:\n  ${example}`);
+
+  storeCommand('import', 'Store a conversation (any format) as a new agent, or append it to one.', 'sliding-context import conversation.json --json')
+    .argument('<file>', 'JSON file in any format; - for stdin')
+    .option('--format <format>', `input format: auto (default), ${wireFormats.join(', ')}`)
+    .option('--agent <id>', 'append to this agent instead of creating one')
+    .option('--provider <name>', 'provider to count for (default: from the body)')
+    .option('--model <name>', 'model to count for (default: from the body)')
+    .action((file: string, options: Parameters<typeof runImportCommand>[1]) => runImportCommand(file, options, io));
+
+  storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(
+    (options: StoreCommandFlags) => runAgentsCommand(options, io),
+  );
+
+  storeCommand('history', 'Show an agent\'s exchanges out of and in the window, with the context rule.', 'sliding-context history <agent-id> --budget 50000')
+    .argument('<agent>', 'agent id')
+    .option('--budget <tokens>', 'token budget (default: the agent\'s)')
+    .option('--provider <name>', 'provider to count for (default: the agent\'s)')
+    .option('--model <name>', 'model to count for (default: the agent\'s)')
+    .action((agent: string, options: Parameters<typeof runHistoryCommand>[1]) => runHistoryCommand(agent, options, io));
+
+  for (const [action, description] of [
+    ['fork', 'Fork an agent: the child sees the history so far and goes on alone.'],
+    ['clear', 'Clear an agent\'s window (the history keeps everything).'],
+  ] as const) {
+    storeCommand(action, description, `sliding-context ${action} <agent-id>`)
+      .argument('<agent>', 'agent id')
+      .action((agent: string, options: StoreCommandFlags) => runAgentEventCommand(action, agent, undefined, options, io));
+  }
+  for (const [action, description] of [
+    ['mark', 'Set a mark in an agent\'s history.'],
+    ['rewind', 'Rewind an agent\'s window to a mark (the history keeps what followed).'],
+  ] as const) {
+    storeCommand(action, description, `sliding-context ${action} <agent-id> before-refactor`)
+      .argument('<agent>', 'agent id')
+      .argument('<label>', 'mark label')
+      .action((agent: string, label: string, options: StoreCommandFlags) => runAgentEventCommand(action, agent, label, options, io));
+  }
 
   return program;
 }

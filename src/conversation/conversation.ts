@@ -103,6 +103,7 @@ export class Conversation {
       budgetTokens: options.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
       pinFirstExchange: options.pinFirstExchange === true,
       ...(options.system === undefined ? {} : { system: options.system }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
     }));
     const settings = settingsFrom(await options.store.agentMeta(agentId), options);
     const history = (await options.store.history(agentId)).map((entry) => entry.message);

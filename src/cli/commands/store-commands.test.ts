@@ -1,0 +1,74 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../_test-cli.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'sliding-context-cli-store-'));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+const example = readFileSync(new URL('../../../examples/coding-agent-session.json', import.meta.url), 'utf8');
+const anthropicFixture = readFileSync(new URL('../../providers/__fixtures__/anthropic/tool-use.json', import.meta.url), 'utf8');
+// The PGlite store in a fresh directory; DATABASE_URL is left out so that the embedded default is used.
+const store = (name: string) => ['--data-dir', join(directory, name)];
+
+describe('the store commands', () => {
+  it('import prints the agent id; agents lists it; history draws the rule and shows ages', async () => {
+    const flags = store('a');
+    const { stdout } = await runCli(['import', '-', '--json', ...flags], { stdin: example });
+    const { agentId } = JSON.parse(stdout) as { agentId: string };
+    const listed = JSON.parse((await runCli(['agents', '--json', ...flags])).stdout) as { agentId: string; parentId: string | null; messages: number; tokens: number; lastActivity: string }[];
+    expect(listed).toEqual([{ agentId, parentId: null, messages: 530, tokens: expect.any(Number), lastActivity: expect.any(String) }]);
+    expect(listed[0]?.tokens).toBeGreaterThan(50_000);
+    const history = (await runCli(['history', agentId, '--budget', '20000', ...flags])).stdout;
+    const lines = history.split('\n');
+    const rule = lines.findIndex((line) => line.startsWith('── context ──'));
+    expect(lines.slice(0, rule).some((line) => line.includes('"We are building the task-tracker service'))).toBe(true);
+    expect(lines.slice(rule).some((line) => /#59 /.test(line))).toBe(true);
+    expect(history).toMatch(/just now/);
+  });
+
+  it('history --json has the window report fields plus createdAt for each exchange; window --agent matches it', async () => {
+    const flags = store('b');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
+    const history = JSON.parse((await runCli(['history', agentId, '--json', '--budget', '15000', ...flags])).stdout) as { totalTokens: number; pinnedTokens: number; cutoffMessage: number; exchanges: { tokens: number; inWindow: boolean; createdAt: string; title: string }[] };
+    expect(history.exchanges[0]).toMatchObject({ createdAt: expect.any(String), title: expect.stringContaining('task-tracker') });
+    expect(history.totalTokens).toBe(history.pinnedTokens + history.exchanges.filter((e) => e.inWindow).reduce((sum, e) => sum + e.tokens, 0));
+    const window = JSON.parse((await runCli(['window', '--agent', agentId, '--json', '--budget', '15000', ...flags])).stdout) as { totalTokens: number; cutoffMessage: number };
+    expect(window).toMatchObject({ totalTokens: history.totalTokens, cutoffMessage: history.cutoffMessage });
+  });
+
+  it('BEHAVIOUR 13: an imported provider body keeps its model, tools and system prompt, and the cutoff is the one a file gives', async () => {
+    const flags = store('c');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: anthropicFixture })).stdout) as { agentId: string };
+    const fromStore = JSON.parse((await runCli(['window', '--agent', agentId, '--json', '--budget', '900', ...flags])).stdout) as { provider: string; model: string; totalTokens: number; cutoffMessage: number | null };
+    const fromFile = JSON.parse((await runCli(['window', '-', '--json', '--budget', '900'], { stdin: anthropicFixture })).stdout) as { totalTokens: number; cutoffMessage: number | null };
+    expect(fromStore).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(fromStore.cutoffMessage).toBe(fromFile.cutoffMessage);
+    expect(fromStore.totalTokens).toBe(fromFile.totalTokens);
+  });
+
+  it('fork, mark, clear and rewind are events; a rewind to an unknown mark is refused and stores nothing', async () => {
+    const flags = store('d');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }]) })).stdout) as { agentId: string };
+    const { agentId: child } = JSON.parse((await runCli(['fork', agentId, '--json', ...flags])).stdout) as { agentId: string };
+    expect(child.startsWith(`${agentId}:`)).toBe(true);
+    await runCli(['mark', child, 'm', ...flags]);
+    await runCli(['import', '-', '--agent', child, ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'detour' }]) });
+    expect(JSON.parse((await runCli(['rewind', child, 'm', '--json', ...flags])).stdout)).toMatchObject({ event: 'rewind', label: 'm', seq: 3 });
+    await expect(runCli(['rewind', child, 'nope', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_MARK' });
+    const afterRewind = JSON.parse((await runCli(['window', '--agent', child, '--json', ...flags])).stdout) as { exchanges: unknown[] };
+    expect(afterRewind.exchanges).toHaveLength(1);
+    await runCli(['clear', child, ...flags]);
+    expect((JSON.parse((await runCli(['window', '--agent', child, '--json', ...flags])).stdout) as { exchanges: unknown[] }).exchanges).toHaveLength(0);
+    expect((JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { exchanges: unknown[] }).exchanges).toHaveLength(1);
+  });
+
+  it('an import with a broken conversation stores nothing', async () => {
+    const flags = store('e');
+    const broken = JSON.stringify([{ role: 'user', content: 'a' }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'f', output: { type: 'text', value: 'v' } }] }]);
+    await expect(runCli(['import', '-', ...flags], { stdin: broken })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
+    expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toEqual([]);
+  });
+});
