@@ -46,6 +46,30 @@ if (serverUrl) {
   console.warn('The PostgreSQL server half of the store contract is skipped: DATABASE_URL is not set.');
 }
 
+describe.skipIf(!serverUrl)('migrations on a server', () => {
+  it('two processes opening a fresh database at once migrate it once, and both work', async () => {
+    const name = `sliding_context_migrate_${process.pid}_${Date.now()}`;
+    const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
+    await admin.query(`create database ${name}`);
+    const url = new URL(serverUrl ?? '');
+    url.pathname = `/${name}`;
+    try {
+      const [first, second] = await Promise.all([HistoryStore.open({ databaseUrl: url.toString() }), HistoryStore.open({ databaseUrl: url.toString() })]);
+      const agent = await first.createAgent();
+      await second.append(agent, [{ role: 'user', content: 'both see one schema' }]);
+      expect((await first.history(agent)).length).toBe(1);
+      await Promise.all([first.close(), second.close()]);
+      const check = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      const { rows } = await check.query<{ count: string }>('select count(*) from kysely_migration');
+      expect(Number(rows[0]?.count)).toBe(1);
+      await check.end();
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+});
+
 describe('the PGlite directory lock', () => {
   it('a second opener in this process gets STORE_LOCKED, and the data is intact', async () => {
     const dataDir = temporaryDirectory();
