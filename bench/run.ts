@@ -5,6 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { runConversionBenchmarks } from './conversion.bench.js';
 import { runCountingBenchmarks } from './counting.bench.js';
+import { runStoreBenchmarks } from './store.bench.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const quick = values.quick;
@@ -12,3 +13,4 @@ const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(to
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
 for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
 for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);
+for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);
