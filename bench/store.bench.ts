@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { Message } from '../src/message/message.js';
 import { HistoryStore } from '../src/store/history-store.js';
+import { createServerDatabase } from '../src/testing/server-database.js';
 import { formatMs, markdownTable, median } from './_table.js';
 import { agentConversation } from './conversion.bench.js';
 
@@ -36,20 +36,8 @@ async function engines(): Promise<Engine[]> {
   ];
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
-    const name = `sliding_context_bench_${process.pid}`;
-    const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    list.push({
-      name: 'PostgreSQL server',
-      open: () => HistoryStore.open({ databaseUrl: url.toString() }),
-      cleanUp: async () => {
-        await admin.query(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      },
-    });
+    const database = await createServerDatabase(serverUrl, 'bench');
+    list.push({ name: 'PostgreSQL server', open: () => HistoryStore.open({ databaseUrl: database.url }), cleanUp: () => database.drop() });
   }
   return list;
 }

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServerDatabase } from '../testing/server-database.js';
 import { HistoryStore } from './history-store.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -74,22 +74,17 @@ describe('a writer killed with SIGKILL loses nothing it acknowledged', () => {
 
   const serverUrl = process.env.DATABASE_URL;
   it.skipIf(!serverUrl)(`PostgreSQL server: ${ROUNDS} rounds`, async () => {
-    const name = `sliding_context_crash_${process.pid}_${Date.now()}`;
-    const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
-    await admin.query(`create database ${name}`);
-    const url = new URL(serverUrl ?? '');
-    url.pathname = `/${name}`;
+    const database = await createServerDatabase(serverUrl ?? '', 'crash');
     try {
-      const setup = await HistoryStore.open({ databaseUrl: url.toString() });
+      const setup = await HistoryStore.open({ databaseUrl: database.url });
       const agentId = await setup.createAgent();
       await setup.close();
       for (let round = 0; round < ROUNDS; round++) {
-        const acknowledged = await appendUntilKilled(url.toString(), agentId, Math.floor(Math.random() * 150));
-        await checkAfterCrash(() => HistoryStore.open({ databaseUrl: url.toString() }), agentId, acknowledged);
+        const acknowledged = await appendUntilKilled(database.url, agentId, Math.floor(Math.random() * 150));
+        await checkAfterCrash(() => HistoryStore.open({ databaseUrl: database.url }), agentId, acknowledged);
       }
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await database.drop();
     }
   }, 300_000);
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServerDatabase } from '../testing/server-database.js';
 import { describeHistoryStoreContract } from './history-store.contract.js';
 import { HistoryStore } from './history-store.js';
 
@@ -23,19 +24,15 @@ describeHistoryStoreContract('PGlite', () => HistoryStore.open({ dataDir: tempor
 const serverUrl = process.env.DATABASE_URL;
 if (serverUrl) {
   // A fresh database per run, so that the contract starts empty and leaves nothing behind.
-  const name = `sliding_context_test_${process.pid}_${Date.now()}`;
-  const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  let database: Awaited<ReturnType<typeof createServerDatabase>> | undefined;
   afterAll(async () => {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database?.drop();
   });
   describeHistoryStoreContract(
     'PostgreSQL server',
     async () => {
-      await admin.query(`create database ${name}`);
-      return HistoryStore.open({ databaseUrl: url.toString() });
+      database = await createServerDatabase(serverUrl, 'contract');
+      return HistoryStore.open({ databaseUrl: database.url });
     },
     { concurrency: true },
   );
@@ -48,24 +45,19 @@ if (serverUrl) {
 
 describe.skipIf(!serverUrl)('migrations on a server', () => {
   it('two processes opening a fresh database at once migrate it once, and both work', async () => {
-    const name = `sliding_context_migrate_${process.pid}_${Date.now()}`;
-    const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
-    await admin.query(`create database ${name}`);
-    const url = new URL(serverUrl ?? '');
-    url.pathname = `/${name}`;
+    const database = await createServerDatabase(serverUrl ?? '', 'migrate');
     try {
-      const [first, second] = await Promise.all([HistoryStore.open({ databaseUrl: url.toString() }), HistoryStore.open({ databaseUrl: url.toString() })]);
+      const [first, second] = await Promise.all([HistoryStore.open({ databaseUrl: database.url }), HistoryStore.open({ databaseUrl: database.url })]);
       const agent = await first.createAgent();
       await second.append(agent, [{ role: 'user', content: 'both see one schema' }]);
       expect((await first.history(agent)).length).toBe(1);
       await Promise.all([first.close(), second.close()]);
-      const check = new pg.Pool({ connectionString: url.toString(), max: 1 });
+      const check = new pg.Pool({ connectionString: database.url, max: 1 });
       const { rows } = await check.query<{ count: string }>('select count(*) from kysely_migration');
       expect(Number(rows[0]?.count)).toBe(1);
       await check.end();
     } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await database.drop();
     }
   });
 });

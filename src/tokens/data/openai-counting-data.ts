@@ -24,25 +24,19 @@ export interface OpenAiFraming {
   readonly base64CharactersPerToken: number;
 }
 
+/** ChatML framing, the same for both encodings. */
+const chatMl = {
+  tokensPerMessage: 3,
+  tokensPerName: 1,
+  replyPrimingTokens: 3,
+  toolsOverheadTokens: 9,
+  toolsWithSystemTokens: -4,
+  functionCallTokens: 3,
+} as const;
+
 export const openAiFraming: Record<EncodingName, OpenAiFraming> = {
-  cl100k_base: {
-    tokensPerMessage: 3,
-    tokensPerName: 1,
-    replyPrimingTokens: 3,
-    toolsOverheadTokens: 9,
-    toolsWithSystemTokens: -4,
-    functionCallTokens: 3,
-    base64CharactersPerToken: 1.37,
-  },
-  o200k_base: {
-    tokensPerMessage: 3,
-    tokensPerName: 1,
-    replyPrimingTokens: 3,
-    toolsOverheadTokens: 9,
-    toolsWithSystemTokens: -4,
-    functionCallTokens: 3,
-    base64CharactersPerToken: 1.44,
-  },
+  cl100k_base: { ...chatMl, base64CharactersPerToken: 1.37 },
+  o200k_base: { ...chatMl, base64CharactersPerToken: 1.44 },
 };
 
 /** An image rule: tiles of 512 px after fitting, or 32 px patches scaled by a multiplier. */
