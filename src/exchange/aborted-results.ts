@@ -1,4 +1,6 @@
-import type { ModelMessage, ToolMessage } from '../message/message.js';
+import type { Message, ModelMessage, ToolMessage } from '../message/message.js';
+import type { PairingProblem } from './check-pairing.js';
+import { toolCallsOf } from './tool-parts.js';
 
 /** A tool call left without a result, and the assistant message that made it. */
 export interface UnansweredCall {
@@ -36,15 +38,39 @@ export function carriesOnlyToolResults(message: ModelMessage): boolean {
   return message.content.length > 0 && message.content.every((part) => part.type === 'tool-result');
 }
 
-/** Groups unanswered calls by the message that made them, in message order. */
-export function groupByCallMessage(calls: Iterable<UnansweredCall>): UnansweredCall[][] {
+/** The calls that `MISSING_TOOL_RESULT` problems point at, in message and part order. */
+export function unansweredCallsOf(messages: readonly Message[], problems: readonly PairingProblem[]): UnansweredCall[] {
+  return problems.flatMap((problem) => {
+    if (problem.code !== 'MISSING_TOOL_RESULT') return [];
+    const message = messages[problem.messageIndex];
+    const call = message && toolCallsOf(message).find((candidate) => candidate.partIndex === problem.partIndex);
+    return call ? [{ toolCallId: call.part.toolCallId, toolName: call.part.toolName, callMessage: problem.messageIndex }] : [];
+  });
+}
+
+/** Groups unanswered calls by the index of the message that made them. */
+export function groupByCallMessage(calls: Iterable<UnansweredCall>): ReadonlyMap<number, readonly UnansweredCall[]> {
   const groups = new Map<number, UnansweredCall[]>();
   for (const call of calls) {
     const group = groups.get(call.callMessage);
     if (group) group.push(call);
     else groups.set(call.callMessage, [call]);
   }
-  return [...groups.entries()].sort(([a], [b]) => a - b).map(([, group]) => group);
+  return groups;
+}
+
+/** The groups made by messages `first..last`, in message order. */
+export function groupsBetween(
+  groups: ReadonlyMap<number, readonly UnansweredCall[]>,
+  first: number,
+  last: number,
+): (readonly UnansweredCall[])[] {
+  const between: (readonly UnansweredCall[])[] = [];
+  for (let index = first; index <= last; index++) {
+    const group = groups.get(index);
+    if (group) between.push(group);
+  }
+  return between;
 }
 
 /**

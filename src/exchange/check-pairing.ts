@@ -19,7 +19,9 @@ export interface PairingProblem {
   readonly description: string;
 }
 
-function describe(code: PairingProblemCode, at: string, toolCallId: string): string {
+/** One sentence saying what is wrong with a tool call or result, and where. */
+export function describePairingProblem(code: PairingProblemCode, messageIndex: number, partIndex: number, toolCallId: string): string {
+  const at = `messages[${messageIndex}].content[${partIndex}]`;
   switch (code) {
     case 'ORPHANED_TOOL_RESULT':
       return `${at}: tool result for "${toolCallId}" has no tool call before it in the same exchange`;
@@ -44,7 +46,7 @@ export function checkPairing(messages: readonly Message[]): PairingProblem[] {
       messageIndex,
       partIndex,
       toolCallId: id,
-      description: describe(code, `messages[${messageIndex}].content[${partIndex}]`, id),
+      description: describePairingProblem(code, messageIndex, partIndex, id),
     });
 
   const seenCallIds = new Set<string>();

@@ -1,8 +1,7 @@
 import type { ModelMessage } from '../message/message.js';
-import { groupByCallMessage, insertAbortedResults, type UnansweredCall } from './aborted-results.js';
+import { groupByCallMessage, groupsBetween, insertAbortedResults, unansweredCallsOf } from './aborted-results.js';
 import { checkPairing } from './check-pairing.js';
 import { detectExchanges } from './detect-exchanges.js';
-import { toolCallsOf } from './tool-parts.js';
 
 /** One change `repairPairing` made, located in the messages it was given. */
 export interface PairingRepair {
@@ -31,16 +30,11 @@ export function repairPairing(messages: readonly ModelMessage[]): { messages: Mo
     const what = problem.code === 'ORPHANED_TOOL_RESULT' ? 'orphaned tool result' : 'second tool result';
     repairs.push({ action, messageIndex: problem.messageIndex, partIndex: problem.partIndex, toolCallId: problem.toolCallId, description: `messages[${problem.messageIndex}].content[${problem.partIndex}]: dropped the ${what} for "${problem.toolCallId}"` });
   }
-  const unanswered = new Map<number, UnansweredCall[]>();
-  for (const problem of problems) {
-    if (problem.code !== 'MISSING_TOOL_RESULT') continue;
-    const message = messages[problem.messageIndex];
-    const call = message && toolCallsOf(message).find((candidate) => candidate.partIndex === problem.partIndex);
-    if (!call) continue;
-    const list = unanswered.get(problem.messageIndex) ?? [];
-    list.push({ toolCallId: call.part.toolCallId, toolName: call.part.toolName, callMessage: problem.messageIndex });
-    unanswered.set(problem.messageIndex, list);
-    repairs.push({ action: 'added-aborted-result', messageIndex: problem.messageIndex, partIndex: problem.partIndex, toolCallId: problem.toolCallId, description: `messages[${problem.messageIndex}].content[${problem.partIndex}]: answered the unanswered call "${problem.toolCallId}" with a synthetic "aborted" result` });
+  const unanswered = groupByCallMessage(unansweredCallsOf(messages, problems));
+  for (const { code, messageIndex, partIndex, toolCallId } of problems) {
+    if (code !== 'MISSING_TOOL_RESULT') continue;
+    const description = `messages[${messageIndex}].content[${partIndex}]: answered the unanswered call "${toolCallId}" with a synthetic "aborted" result`;
+    repairs.push({ action: 'added-aborted-result', messageIndex, partIndex, toolCallId, description });
   }
   if (repairs.length === 0) return { messages: [...messages], repairs };
 
@@ -58,9 +52,7 @@ export function repairPairing(messages: readonly ModelMessage[]): { messages: Mo
   ];
   for (const { first, last } of segments) {
     if (last < first) continue;
-    const calls: UnansweredCall[] = [];
-    for (let index = first; index <= last; index++) calls.push(...(unanswered.get(index) ?? []));
-    output.push(...insertAbortedResults(cleaned, first, last, groupByCallMessage(calls)));
+    output.push(...insertAbortedResults(cleaned, first, last, groupsBetween(unanswered, first, last)));
   }
   // A message left with no content at all (it held only dropped results) goes too.
   return { messages: output.filter((message) => message.role === 'system' || typeof message.content === 'string' || message.content.length > 0), repairs };

@@ -1,6 +1,7 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
-import { checkPairing } from './check-pairing.js';
+import { type UnansweredCall, unansweredCallsOf } from './aborted-results.js';
+import { checkPairing, describePairingProblem, type PairingProblemCode } from './check-pairing.js';
 import { startsExchange } from './detect-exchanges.js';
 
 /**
@@ -14,24 +15,27 @@ export function leadInError(index: number, role: string): SlidingContextError {
   );
 }
 
+/** The error for a pairing problem, naming the message and part. */
+export function pairingError(problem: { readonly code: Exclude<PairingProblemCode, 'MISSING_TOOL_RESULT'>; readonly messageIndex: number; readonly partIndex: number; readonly toolCallId: string }) {
+  const description = describePairingProblem(problem.code, problem.messageIndex, problem.partIndex, problem.toolCallId);
+  return new SlidingContextError(problem.code, `${description}; fix the conversation or repair its pairing explicitly.`);
+}
+
 /**
  * Checks that a window can be planned over these messages: only system messages (or events)
  * before the first user message, no orphaned tool result, no reused tool call id, no second
- * result for one call. Calls left unanswered are allowed: the window answers them explicitly.
+ * result for one call. Calls left unanswered are allowed, and returned: the window answers them.
  * @throws SlidingContextError `INVALID_CONVERSATION`, `ORPHANED_TOOL_RESULT`,
  * `DUPLICATE_TOOL_CALL_ID` or `DUPLICATE_TOOL_RESULT`, naming the message and part.
  */
-export function requireValidConversation(messages: readonly Message[]): void {
+export function requireValidConversation(messages: readonly Message[]): UnansweredCall[] {
   for (const [index, message] of messages.entries()) {
     if (startsExchange(message)) break;
-    if (message.role !== 'system' && message.role !== 'event')
-      throw leadInError(index, message.role);
+    if (message.role !== 'system' && message.role !== 'event') throw leadInError(index, message.role);
   }
-  for (const problem of checkPairing(messages)) {
-    if (problem.code === 'MISSING_TOOL_RESULT') continue;
-    throw new SlidingContextError(
-      problem.code,
-      `${problem.description}; fix the conversation or repair its pairing explicitly.`,
-    );
+  const problems = checkPairing(messages);
+  for (const problem of problems) {
+    if (problem.code !== 'MISSING_TOOL_RESULT') throw pairingError({ ...problem, code: problem.code });
   }
+  return unansweredCallsOf(messages, problems);
 }

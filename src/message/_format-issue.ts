@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isRecord } from './is-record.js';
 
 type Issue = z.core.$ZodIssue;
 type PathSegment = PropertyKey;
@@ -27,10 +28,6 @@ function describeValue(value: unknown): string {
     return `${typeof value} ${value.toString()}`;
   }
   return typeof value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function listOptions(options: readonly unknown[]): string {

@@ -1,5 +1,6 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import { isRecord } from '../message/is-record.js';
 import { parseMessages, parseToolDefinitions } from '../message/parse-messages.js';
 import { buildAiSdkRequest } from './ai-sdk/build-ai-sdk-request.js';
 import { convertFromAiSdk } from './ai-sdk/convert-from-ai-sdk.js';
@@ -25,8 +26,6 @@ export interface BuildInput {
   readonly messages: readonly ModelMessage[];
   readonly options?: Readonly<Record<string, unknown>> | undefined;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function convertFromNeutral(body: unknown): ConvertedRequest {
   if (Array.isArray(body)) return { messages: parseMessages(body), options: {} };

@@ -1,4 +1,5 @@
 import type { ModelMessage } from '../message/message.js';
+import { toolOutputText } from '../message/tool-output-text.js';
 import { classifyContent, type ContentType } from './content-type.js';
 import { sumTokenCounts } from './sum-token-counts.js';
 import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from './token-counter.js';
@@ -27,7 +28,7 @@ function textOf(message: ModelMessage): string {
   return message.content
     .map((part) => {
       if (part.type === 'text' || part.type === 'reasoning') return part.text;
-      if (part.type === 'tool-result') return part.output.type === 'text' ? part.output.value : JSON.stringify(part.output.value);
+      if (part.type === 'tool-result') return toolOutputText(part.output);
       if (part.type === 'tool-call') return JSON.stringify(part.input);
       return '';
     })

@@ -1,17 +1,11 @@
-import { checkPairing } from '../exchange/check-pairing.js';
+import { buildAbortedResultMessage, groupByCallMessage, groupsBetween } from '../exchange/aborted-results.js';
 import { detectExchanges } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
-import { toolCallsOf } from '../exchange/tool-parts.js';
 import { applyEvents } from '../message/apply-events.js';
 import type { Message, ToolDefinition } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
-import {
-  buildAbortedResultMessage,
-  groupByCallMessage,
-  type UnansweredCall,
-} from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import type { WindowPlan } from './window-plan.js';
 
@@ -40,31 +34,15 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   const model = options.model ?? DEFAULT_MODEL;
   const budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
   const messages = applyEvents(options.messages);
-  requireValidConversation(messages);
+  const unansweredCalls = requireValidConversation(messages);
 
   const target = { provider, model };
   const { counter } = options;
   const messageCounts = messages.map((message) => counter.countMessage({ ...target, message }));
-  const unanswered = new Map<number, UnansweredCall[]>();
-  for (const problem of checkPairing(messages)) {
-    const message = messages[problem.messageIndex];
-    const call = message && toolCallsOf(message).find((c) => c.partIndex === problem.partIndex);
-    if (!call) continue;
-    const list = unanswered.get(problem.messageIndex) ?? [];
-    list.push({
-      toolCallId: call.part.toolCallId,
-      toolName: call.part.toolName,
-      callMessage: problem.messageIndex,
-    });
-    unanswered.set(problem.messageIndex, list);
-  }
+  const unanswered = groupByCallMessage(unansweredCalls);
 
   const exchanges: ExchangeAccount[] = detectExchanges(messages).map((exchange) => {
-    const calls: UnansweredCall[] = [];
-    for (let index = exchange.firstMessage; index <= exchange.lastMessage; index++) {
-      calls.push(...(unanswered.get(index) ?? []));
-    }
-    const groups = groupByCallMessage(calls);
+    const groups = groupsBetween(unanswered, exchange.firstMessage, exchange.lastMessage);
     const groupCounts = groups.map((group) =>
       counter.countMessage({ ...target, message: buildAbortedResultMessage(group) }),
     );

@@ -1,6 +1,5 @@
-import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
-import { leadInError } from '../exchange/require-valid-conversation.js';
+import { leadInError, pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
@@ -233,28 +232,18 @@ export class WindowState {
     const newCalls = new Set<string>();
     for (const { part, partIndex } of toolCallsOf(message)) {
       if (this.#callIds.has(part.toolCallId) || newCalls.has(part.toolCallId)) {
-        throw new SlidingContextError(
-          'DUPLICATE_TOOL_CALL_ID',
-          `messages[${index}].content[${partIndex}]: tool call id "${part.toolCallId}" is used by an earlier tool call; fix the conversation or repair its pairing explicitly.`,
-        );
+        throw pairingError({ code: 'DUPLICATE_TOOL_CALL_ID', messageIndex: index, partIndex, toolCallId: part.toolCallId });
       }
       newCalls.add(part.toolCallId);
     }
     const newResults = new Set<string>();
     for (const { part, partIndex } of toolResultsOf(message)) {
       const id = part.toolCallId;
-      const at = `messages[${index}].content[${partIndex}]`;
       if (this.#answered.has(id) || newResults.has(id)) {
-        throw new SlidingContextError(
-          'DUPLICATE_TOOL_RESULT',
-          `${at}: tool call "${id}" already has a tool result; fix the conversation or repair its pairing explicitly.`,
-        );
+        throw pairingError({ code: 'DUPLICATE_TOOL_RESULT', messageIndex: index, partIndex, toolCallId: id });
       }
       if (!exchange.open.has(id) && !newCalls.has(id)) {
-        throw new SlidingContextError(
-          'ORPHANED_TOOL_RESULT',
-          `${at}: tool result for "${id}" has no tool call before it in the same exchange; fix the conversation or repair its pairing explicitly.`,
-        );
+        throw pairingError({ code: 'ORPHANED_TOOL_RESULT', messageIndex: index, partIndex, toolCallId: id });
       }
       newResults.add(id);
     }

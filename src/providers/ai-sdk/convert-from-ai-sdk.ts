@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ToolDefinition } from '../../message/message.js';
+import { isRecord } from '../../message/is-record.js';
 import { parseMessages, parseToolDefinitions } from '../../message/parse-messages.js';
 import { type ConvertedRequest, otherFields, parseBody } from '../conversion.js';
 
@@ -7,8 +8,6 @@ const bodySchema = z.union([
   z.array(z.unknown()),
   z.looseObject({ system: z.string().optional(), messages: z.array(z.unknown()), tools: z.unknown().optional() }),
 ]);
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** AI SDK 6 output types outside the neutral model, mapped onto it. */
 function normalizeOutput(output: unknown): unknown {

@@ -6,20 +6,17 @@ import type {
   Tool,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelMessage, ToolResultOutput } from '../../message/message.js';
-import { isUrl, type NeutralRequest, splitDataUrl, toolResultText } from '../_neutral-request.js';
+import { isUrl, splitDataUrl } from '../../message/data-url.js';
+import type { ModelMessage, ProviderOptions, ToolResultOutput } from '../../message/message.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
+import type { NeutralRequest } from '../_neutral-request.js';
+import { providerOption, providerString } from '../_provider-option.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const isImageMediaType = (value: string): value is ImageMediaType => ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(value);
-type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
-
-function anthropicOption(options: Options, key: string): unknown {
-  return options?.anthropic?.[key];
-}
-
 /** `cache_control` from `providerOptions.anthropic.cacheControl`, when set. */
-function cacheOf(options: Options): { cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } } {
-  const value = anthropicOption(options, 'cacheControl');
+function cacheOf(options: ProviderOptions | undefined): { cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' } } {
+  const value = providerOption(options, 'anthropic', 'cacheControl');
   if (typeof value !== 'object' || value === null || !('type' in value) || value.type !== 'ephemeral') return {};
   const rawTtl: unknown = 'ttl' in value ? value.ttl : undefined;
   const ttl: { ttl?: '5m' | '1h' } = rawTtl === '5m' ? { ttl: '5m' } : rawTtl === '1h' ? { ttl: '1h' } : {};
@@ -33,7 +30,7 @@ function imageSource(image: string, mediaType: string | undefined) {
 }
 
 function resultContent(output: ToolResultOutput): Exclude<ToolResultBlockParam['content'], undefined> {
-  if (output.type !== 'content') return toolResultText(output);
+  if (output.type !== 'content') return toolOutputText(output);
   return output.value.map((item) =>
     item.type === 'text' ? { type: 'text' as const, text: item.text } : { type: 'image' as const, source: imageSource(item.data, item.mediaType) },
   );
@@ -52,19 +49,19 @@ function blocksOf(message: ModelMessage): ContentBlockParam[] {
         blocks.push({ type: 'image', source: imageSource(part.image, part.mediaType), ...cache });
         break;
       case 'file': {
-        const title = anthropicOption(part.providerOptions, 'title');
-        const context = anthropicOption(part.providerOptions, 'context');
-        const extra = { ...(typeof title === 'string' ? { title } : {}), ...(typeof context === 'string' ? { context } : {}), ...cache };
+        const title = providerString(part.providerOptions, 'anthropic', 'title');
+        const context = providerString(part.providerOptions, 'anthropic', 'context');
+        const extra = { ...(title ? { title } : {}), ...(context ? { context } : {}), ...cache };
         if (isUrl(part.data)) blocks.push({ type: 'document', source: { type: 'url', url: part.data }, ...extra });
         else if (part.mediaType === 'text/plain') blocks.push({ type: 'document', source: { type: 'text', media_type: 'text/plain', data: part.data }, ...extra });
         else blocks.push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: splitDataUrl(part.data).data }, ...extra });
         break;
       }
       case 'reasoning': {
-        const signature = anthropicOption(part.providerOptions, 'signature');
-        const redacted = anthropicOption(part.providerOptions, 'redactedData');
-        if (typeof redacted === 'string') blocks.push({ type: 'redacted_thinking', data: redacted });
-        else if (typeof signature === 'string') blocks.push({ type: 'thinking', thinking: part.text, signature });
+        const signature = providerString(part.providerOptions, 'anthropic', 'signature');
+        const redacted = providerString(part.providerOptions, 'anthropic', 'redactedData');
+        if (redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: redacted });
+        else if (signature !== undefined) blocks.push({ type: 'thinking', thinking: part.text, signature });
         // Reasoning without a signature cannot be sent back to Anthropic: it is left out.
         break;
       }

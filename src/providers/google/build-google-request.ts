@@ -1,19 +1,16 @@
 import type { Content, GenerateContentParameters, Part, Tool } from '@google/genai';
+import { isUrl, splitDataUrl } from '../../message/data-url.js';
 import type { ModelMessage } from '../../message/message.js';
-import { isUrl, type NeutralRequest, splitDataUrl, toolResultText } from '../_neutral-request.js';
-
-type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
-
-function signatureOf(options: Options): { thoughtSignature?: string } {
-  const signature = options?.google?.thoughtSignature;
-  return typeof signature === 'string' ? { thoughtSignature: signature } : {};
-}
+import { toolOutputText } from '../../message/tool-output-text.js';
+import type { NeutralRequest } from '../_neutral-request.js';
+import { providerString } from '../_provider-option.js';
 
 function partsOf(message: ModelMessage): Part[] {
   if (typeof message.content === 'string') return [{ text: message.content }];
   const parts: Part[] = [];
   for (const part of message.content) {
-    const signature = signatureOf(part.providerOptions);
+    const thoughtSignature = providerString(part.providerOptions, 'google', 'thoughtSignature');
+    const signature = thoughtSignature === undefined ? {} : { thoughtSignature };
     switch (part.type) {
       case 'text':
         parts.push({ text: part.text, ...signature });
@@ -44,7 +41,7 @@ function partsOf(message: ModelMessage): Part[] {
         const response: Record<string, unknown> =
           output.type === 'json' && typeof output.value === 'object' && output.value !== null && !Array.isArray(output.value)
             ? { ...output.value }
-            : { output: toolResultText(output) };
+            : { output: toolOutputText(output) };
         parts.push({
           // A plain object is what the SDK serializes; its class adds nothing on the wire.
           // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment

@@ -6,28 +6,21 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { ModelMessage, ToolResultPart } from '../../message/message.js';
-import { type NeutralRequest, toolResultText } from '../_neutral-request.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
+import type { NeutralRequest } from '../_neutral-request.js';
+import { providerOption, providerString } from '../_provider-option.js';
 import { argumentsText } from '../conversion.js';
 
-function optionOf(message: { providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined }, key: string): unknown {
-  return message.providerOptions?.openai?.[key];
-}
-
-function stringOption(source: { providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined }, key: string) {
-  const value = optionOf(source, key);
-  return typeof value === 'string' ? value : undefined;
-}
-
 function toolMessage(part: ToolResultPart): ChatCompletionMessageParam {
-  return { role: 'tool', tool_call_id: part.toolCallId, content: toolResultText(part.output) };
+  return { role: 'tool', tool_call_id: part.toolCallId, content: toolOutputText(part.output) };
 }
 
 function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
-  const name = stringOption(message, 'name');
+  const name = providerString(message.providerOptions, 'openai', 'name');
   const named = name ? { name } : {};
   switch (message.role) {
     case 'system':
-      return [stringOption(message, 'role') === 'developer' ? { role: 'developer', content: message.content, ...named } : { role: 'system', content: message.content, ...named }];
+      return [providerString(message.providerOptions, 'openai', 'role') === 'developer' ? { role: 'developer', content: message.content, ...named } : { role: 'system', content: message.content, ...named }];
     case 'user': {
       if (typeof message.content === 'string') return [{ role: 'user', content: message.content, ...named }];
       const results = message.content.filter((part) => part.type === 'tool-result').map(toolMessage);
@@ -35,14 +28,14 @@ function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
       for (const part of message.content) {
         if (part.type === 'text') parts.push({ type: 'text', text: part.text });
         if (part.type === 'image') {
-          const detail = stringOption(part, 'imageDetail');
+          const detail = providerString(part.providerOptions, 'openai', 'imageDetail');
           parts.push({ type: 'image_url', image_url: { url: part.image, ...(detail === 'low' || detail === 'high' || detail === 'auto' ? { detail } : {}) } });
         }
         if (part.type === 'file') {
           if (part.mediaType.startsWith('audio/')) {
             parts.push({ type: 'input_audio', input_audio: { data: part.data, format: part.mediaType === 'audio/wav' ? 'wav' : 'mp3' } });
           } else {
-            const fileId = stringOption(part, 'fileId');
+            const fileId = providerString(part.providerOptions, 'openai', 'fileId');
             parts.push({ type: 'file', file: fileId ? { file_id: fileId } : { file_data: part.data, ...(part.filename ? { filename: part.filename } : {}) } });
           }
         }
@@ -50,7 +43,7 @@ function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
       return parts.length > 0 ? [...results, { role: 'user', content: parts, ...named }] : results;
     }
     case 'assistant': {
-      const refusal = stringOption(message, 'refusal');
+      const refusal = providerString(message.providerOptions, 'openai', 'refusal');
       if (typeof message.content === 'string') return [{ role: 'assistant', content: message.content, ...named, ...(refusal ? { refusal } : {}) }];
       const texts = message.content.filter((part) => part.type === 'text').map((part) => part.text);
       const calls: ChatCompletionMessageToolCall[] = message.content
@@ -85,7 +78,7 @@ export function buildOpenAiChatRequest(
     ...request.messages.flatMap(convertMessage),
   ];
   const tools: ChatCompletionTool[] = (request.tools ?? []).map((tool) => {
-    const strict = optionOf(tool, 'strict');
+    const strict = providerOption(tool.providerOptions, 'openai', 'strict');
     return {
       type: 'function',
       function: {

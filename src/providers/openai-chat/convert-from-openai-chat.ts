@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { splitDataUrl } from '../../message/data-url.js';
 import type { AssistantMessage, Message, ToolDefinition, UserMessage } from '../../message/message.js';
 import { type ConvertedRequest, conversionError, otherFields, parseArguments, parseBody, rawArguments } from '../conversion.js';
 
@@ -32,7 +33,8 @@ const bodySchema = z.looseObject({
 });
 
 const joinText = (content: string | readonly { text: string }[]) => (typeof content === 'string' ? content : content.map((part) => part.text).join(''));
-const mediaTypeOf = (url: string) => /^data:([^;,]+)/.exec(url)?.[1];
+/** The media type a data URL names, if it is one. */
+const mediaTypeOf = (url: string) => (url.startsWith('data:') ? splitDataUrl(url, '').mediaType || undefined : undefined);
 
 /**
  * Takes an OpenAI Chat Completions body apart: messages (system and developer as system

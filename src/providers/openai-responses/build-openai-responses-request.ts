@@ -6,14 +6,10 @@ import type {
   Tool,
 } from 'openai/resources/responses/responses';
 import type { ModelMessage } from '../../message/message.js';
-import { type NeutralRequest, toolResultText } from '../_neutral-request.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
+import type { NeutralRequest } from '../_neutral-request.js';
+import { providerOption, providerString } from '../_provider-option.js';
 import { argumentsText } from '../conversion.js';
-
-type Options = Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
-const openAiString = (options: Options, key: string) => {
-  const value = options?.openai?.[key];
-  return typeof value === 'string' ? value : undefined;
-};
 
 type UserParts = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>;
 
@@ -22,10 +18,10 @@ function userItems(parts: UserParts): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
   const content: ResponseInputMessageContentList = [];
   for (const part of parts) {
-    if (part.type === 'tool-result') items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolResultText(part.output) });
+    if (part.type === 'tool-result') items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolOutputText(part.output) });
     if (part.type === 'text') content.push({ type: 'input_text', text: part.text });
     if (part.type === 'image') {
-      const detail = openAiString(part.providerOptions, 'imageDetail');
+      const detail = providerString(part.providerOptions, 'openai', 'imageDetail');
       content.push({ type: 'input_image', image_url: part.image, detail: detail === 'low' || detail === 'high' ? detail : 'auto' });
     }
     if (part.type === 'file') content.push({ type: 'input_file', file_data: part.data, ...(part.filename ? { filename: part.filename } : {}) });
@@ -35,7 +31,7 @@ function userItems(parts: UserParts): ResponseInputItem[] {
 
 function itemsOf(message: ModelMessage): ResponseInputItem[] {
   if (message.role === 'system') {
-    return [{ role: openAiString(message.providerOptions, 'role') === 'developer' ? 'developer' : 'system', content: message.content }];
+    return [{ role: providerString(message.providerOptions, 'openai', 'role') === 'developer' ? 'developer' : 'system', content: message.content }];
   }
   if (typeof message.content === 'string') return [{ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content }];
   if (message.role === 'user') return userItems(message.content);
@@ -46,10 +42,10 @@ function itemsOf(message: ModelMessage): ResponseInputItem[] {
         items.push({ role: message.role === 'assistant' ? 'assistant' : 'user', content: part.text });
         break;
       case 'reasoning': {
-        const id = openAiString(part.providerOptions, 'itemId');
+        const id = providerString(part.providerOptions, 'openai', 'itemId');
         // Reasoning that did not come from the Responses API has no item id to send back.
         if (!id) break;
-        const encrypted = openAiString(part.providerOptions, 'encryptedContent');
+        const encrypted = providerString(part.providerOptions, 'openai', 'encryptedContent');
         items.push({
           type: 'reasoning',
           id,
@@ -59,12 +55,12 @@ function itemsOf(message: ModelMessage): ResponseInputItem[] {
         break;
       }
       case 'tool-call': {
-        const id = openAiString(part.providerOptions, 'itemId');
+        const id = providerString(part.providerOptions, 'openai', 'itemId');
         items.push({ type: 'function_call', call_id: part.toolCallId, name: part.toolName, arguments: argumentsText(part), ...(id ? { id } : {}) });
         break;
       }
       case 'tool-result':
-        items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolResultText(part.output) });
+        items.push({ type: 'function_call_output', call_id: part.toolCallId, output: toolOutputText(part.output) });
         break;
     }
   }
@@ -81,7 +77,7 @@ export function buildOpenAiResponsesRequest(
   const { otherTools, ...options } = request.options ?? {};
   const input = request.messages.flatMap(itemsOf);
   const tools: FunctionTool[] = (request.tools ?? []).map((tool) => {
-    const strict = tool.providerOptions?.openai?.strict;
+    const strict = providerOption(tool.providerOptions, 'openai', 'strict');
     return {
       type: 'function',
       name: tool.name,

@@ -4,11 +4,12 @@ import type { ContentType } from '../content-type.js';
  * Offline estimates for providers whose tokenizers are not public: o200k counts times a factor
  * per content type. The factors lean high (the budget is a ceiling) and are corrected at run time
  * by the provider's reported usage (`UsageCalibration`).
- * - Claude up to 4.6: English runs about 4.3 characters per token against o200k's 4.4–4.6;
- *   code and JSON split finer; CJK costs markedly more than in o200k.
+ * - Claude up to 4.6: English runs about 4.3 characters per token against o200k's 4.4 on our
+ *   prose corpus; code and JSON split finer; CJK costs markedly more than in o200k.
  * - Claude Opus 4.7 and later use a new tokenizer: about 1.45× the 4.6 count on English prose,
- *   1.15–1.33× on code, 1.31× on text-heavy JSON, unchanged on CJK and Cyrillic.
- *   @see https://www.anthropic.com/news/claude-opus-4-7
+ *   1.15–1.33× on code, 1.31× on text-heavy JSON, unchanged on CJK and Cyrillic (third-party
+ *   measurement against the count-tokens endpoint).
+ *   @see https://sol.ava.dev/writings/2026-04-17-opus-4-7-tokenizer.html
  * - Gemini's SentencePiece vocabulary (256k) sits close to o200k.
  */
 export interface EstimateFamily {
@@ -66,8 +67,9 @@ export const estimateFamilyByPrefix: Readonly<Record<'anthropic' | 'google', rea
 
 /**
  * The hidden system prompt Anthropic adds when tools are present, by model and `tool_choice`
- * (`auto`/`none` vs `any`/`tool`), first matching prefix wins.
- * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview#pricing
+ * (`auto`/`none` vs `any`/`tool`), first matching prefix wins. The Claude 3 rows are published;
+ * the last row (Claude 4 and later) comes from third-party measurement.
+ * @see https://docs.anthropic.com/en/docs/tool-use-pricing-and-tokens
  */
 export const anthropicToolSystemPromptTokens: readonly (readonly [prefix: string, auto: number, any: number])[] = [
   ['claude-3-opus', 530, 281],
@@ -85,9 +87,11 @@ export interface AnthropicImageTier {
   readonly maxLongEdgePixels: number;
   readonly maxTokens: number;
 }
+/** The tier of current models, also used when a model's family is unknown. */
+export const newestAnthropicImageTier: AnthropicImageTier = { maxLongEdgePixels: 2576, maxTokens: 4784 };
 export const anthropicImageTiers: Readonly<Record<string, AnthropicImageTier>> = {
   'claude-2024': { maxLongEdgePixels: 1568, maxTokens: 1568 },
-  'claude-2026': { maxLongEdgePixels: 2576, maxTokens: 4784 },
+  'claude-2026': newestAnthropicImageTier,
 };
 
 /**

@@ -1,4 +1,5 @@
 import { imageSize } from 'image-size';
+import { decodeBase64, isUrl, splitDataUrl } from '../../message/data-url.js';
 
 /** Width and height of an image in pixels. */
 export interface ImageDimensions {
@@ -6,24 +7,16 @@ export interface ImageDimensions {
   readonly height: number;
 }
 
-const DATA_URL = /^data:[^;,]*(?:;[^;,]*)*;base64,/;
 /** Enough base64 for the header of any common format; the whole image is decoded if it is not. */
 const HEADER_BASE64_CHARACTERS = 65_536;
-
-function decodeBase64(base64: string): Uint8Array {
-  const binary = atob(base64);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
-}
 
 /**
  * Reads an image's dimensions from base64 or a data URL (PNG, JPEG, GIF, WebP, …).
  * Returns undefined for URLs, which are not fetched, and for data it cannot read.
  */
 export function readImageDimensions(image: string): ImageDimensions | undefined {
-  if (/^https?:\/\//i.test(image)) return undefined;
-  const base64 = image.replace(DATA_URL, '').replace(/\s+/g, '');
+  if (isUrl(image)) return undefined;
+  const base64 = splitDataUrl(image).data.replace(/\s+/g, '');
   for (const length of [HEADER_BASE64_CHARACTERS, base64.length]) {
     try {
       const { width, height } = imageSize(decodeBase64(base64.slice(0, length - (length % 4))));

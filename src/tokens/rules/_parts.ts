@@ -1,5 +1,5 @@
+import { decodeBase64, isUrl, splitDataUrl } from '../../message/data-url.js';
 import type { FilePart, ImagePart, ModelMessage, ToolResultOutput } from '../../message/message.js';
-import { toJson } from '../../message/to-json.js';
 import { pdfBytesPerPage, pdfTokensPerPage } from '../data/estimate-families.js';
 import { fixed, type Measure } from '../measure.js';
 import { type ImageDimensions, readImageDimensions } from '../media/image-dimensions.js';
@@ -8,20 +8,6 @@ import { type ImageDimensions, readImageDimensions } from '../media/image-dimens
 export function partsOf(message: ModelMessage) {
   if (typeof message.content === 'string') return [{ type: 'text' as const, text: message.content }];
   return message.content;
-}
-
-/** The text a tool result shows the model. */
-export function toolOutputText(output: ToolResultOutput): string {
-  switch (output.type) {
-    case 'text':
-    case 'error-text':
-      return output.value;
-    case 'json':
-    case 'error-json':
-      return toJson(output.value);
-    case 'content':
-      return output.value.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
-  }
 }
 
 /** The media a tool result carries (`content` outputs with media items). */
@@ -39,8 +25,7 @@ export function imageDimensionsOf(part: ImagePart): ImageDimensions | undefined 
 }
 
 function base64Bytes(data: string): number {
-  const base64 = data.replace(/^data:[^,]*,/, '');
-  return Math.floor((base64.length * 3) / 4);
+  return Math.floor((splitDataUrl(data).data.length * 3) / 4);
 }
 
 /**
@@ -48,10 +33,10 @@ function base64Bytes(data: string): number {
  * page (pages guessed from its size), anything else bytes/4.
  */
 export function measureFile(part: FilePart, measureText: (text: string) => Measure): Measure {
-  if (/^https?:\/\//i.test(part.data)) return fixed(pdfTokensPerPage, false);
+  if (isUrl(part.data)) return fixed(pdfTokensPerPage, false);
   if (part.mediaType.startsWith('text/') || part.mediaType === 'application/json') {
     try {
-      const text = new TextDecoder().decode(Uint8Array.from(atob(part.data.replace(/^data:[^,]*,/, '')), (c) => c.charCodeAt(0)));
+      const text = new TextDecoder().decode(decodeBase64(part.data));
       return { tokens: measureText(text).tokens, exact: false };
     } catch {
       // Not base64 after all: fall through to the size estimate.

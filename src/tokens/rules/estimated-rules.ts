@@ -1,9 +1,15 @@
-import { anthropicImageTiers, anthropicToolSystemPromptTokens, estimateFamilies } from '../data/estimate-families.js';
+import {
+  anthropicImageTiers,
+  anthropicToolSystemPromptTokens,
+  estimateFamilies,
+  newestAnthropicImageTier,
+} from '../data/estimate-families.js';
 import { addMeasures, fixed, type Measure } from '../measure.js';
 import type { ImageDimensions } from '../media/image-dimensions.js';
 import { countAnthropicImage, countGeminiImage, type ImageTokens } from '../media/image-tokens.js';
 import type { CountingContext, CountingRules, ToolChoice } from './counting-rules.js';
-import { imageDimensionsOf, measureFile, partsOf, toolOutputImages, toolOutputText } from './_parts.js';
+import { imageDimensionsOf, measureFile, partsOf, toolOutputImages } from './_parts.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
 
 /** What differs between providers counted by estimate. */
 interface EstimateProfile {
@@ -80,8 +86,8 @@ export const anthropicRules = estimatedRules({
     return toolChoice === 'any' || toolChoice === 'tool' ? row[2] : row[1];
   },
   image(context, size) {
-    const family = context.model.tokenizer.kind === 'estimate' ? context.model.tokenizer.family : 'claude-2026';
-    return countAnthropicImage(anthropicImageTiers[family] ?? { maxLongEdgePixels: 2576, maxTokens: 4784 }, size);
+    const tier = context.model.tokenizer.kind === 'estimate' ? anthropicImageTiers[context.model.tokenizer.family] : undefined;
+    return countAnthropicImage(tier ?? newestAnthropicImageTier, size);
   },
   toolBlockTokens: 6,
 });

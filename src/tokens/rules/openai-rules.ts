@@ -4,7 +4,8 @@ import { addMeasures, fixed, type Measure } from '../measure.js';
 import { countOpenAiImage, type ImageDetail } from '../media/image-tokens.js';
 import type { CountingContext, CountingRules } from './counting-rules.js';
 import { toJson } from '../../message/to-json.js';
-import { imageDimensionsOf, measureFile, partsOf, toolOutputImages, toolOutputText } from './_parts.js';
+import { imageDimensionsOf, measureFile, partsOf, toolOutputImages } from './_parts.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
 import { renderOpenAiFunctions } from './render-openai-functions.js';
 
 function framingFor(context: CountingContext) {
