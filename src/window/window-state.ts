@@ -10,7 +10,7 @@ import {
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { buildAbortedResultMessage, type UnansweredCall } from '../exchange/aborted-results.js';
+import { buildAbortedResultMessage, groupByCallMessage, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import type { WindowPlan } from './window-plan.js';
 
@@ -162,13 +162,11 @@ export class WindowState {
       preambleMessages: this.#preambleMessages,
       exchanges: this.#exchanges.map((exchange) => {
         const entries = [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);
-        const calls = [...exchange.open.values()];
+        const byCallMessage = groupByCallMessage(exchange.open.values());
         return {
           firstMessage: exchange.firstMessage,
           lastMessage: exchange.lastMessage,
-          groups: entries.map(([callMessage]) =>
-            calls.filter((call) => call.callMessage === callMessage),
-          ),
+          groups: entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []),
           groupCounts: entries.map(([, count]) => count),
           tokens: tokensOf(exchange),
         };
