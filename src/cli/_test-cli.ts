@@ -4,13 +4,14 @@ import { createProgram } from './program.js';
 /** Runs the CLI in-process on the given arguments, files and stdin; returns what it printed. */
 export async function runCli(
   args: readonly string[],
-  options: { files?: Record<string, string>; stdin?: string; env?: Record<string, string> } = {},
+  options: { files?: Record<string, string>; stdin?: string; env?: Record<string, string>; stderrIsTerminal?: boolean } = {},
 ) {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
+    stderrIsTerminal: options.stderrIsTerminal,
     env: options.env ?? {},
     readText: (path) => {
       const text = options.files?.[path];

@@ -2,6 +2,8 @@
 export interface CliIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
+  /** True when stderr is a terminal: progress bars are drawn only then. */
+  readonly stderrIsTerminal?: boolean | undefined;
   /** Environment variables (only those the CLI reads matter). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readText(path: string): Promise<string>;

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises';
+import nodeModule from 'node:module';
 import { text } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
+
+// Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {
@@ -22,6 +26,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 const io: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
+  stderrIsTerminal: process.stderr.isTTY,
   env: process.env,
   readText: (path) => readFile(path, 'utf8'),
   readStdin,

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
-import { wireFormats } from '../providers/wire-format.js';
+import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
-import { type CountCommandOptions, runCountCommand } from './commands/count-command.js';
-import {
-  runAgentEventCommand,
-  runAgentsCommand,
-  runAgentWindowCommand,
-  runHistoryCommand,
-  runImportCommand,
-  type StoreCommandFlags,
-} from './commands/store-commands.js';
-import { runWindowCommand, type WindowCommandOptions } from './commands/window-command.js';
+import type { CountCommandOptions } from './commands/count-command.js';
+import type { runImportCommand } from './commands/import-command.js';
+import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
+import type { WindowCommandOptions } from './commands/window-command.js';
+
+// Each command's module is loaded when the command runs: a command pays only for what it uses.
+const windowCommand = () => import('./commands/window-command.js');
+const countCommand = () => import('./commands/count-command.js');
+const storeCommands = () => import('./commands/store-commands.js');
+const importCommand = () => import('./commands/import-command.js');
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
 export function createProgram(io: CliIo): Command {
@@ -51,9 +51,10 @@ export function createProgram(io: CliIo): Command {
       'after',
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first\n  sliding-context window anthropic-request.json --budget 50000 --body > windowed.json',
     )
-    .action((file: string | undefined, options: WindowCommandOptions & StoreCommandFlags & { agent?: string }) =>
-      options.agent === undefined ? runWindowCommand(file, options, io) : runAgentWindowCommand(options.agent, options, io),
-    );
+    .action(async (file: string | undefined, options: WindowCommandOptions & StoreCommandFlags & { agent?: string }) => {
+      if (options.agent === undefined) await (await windowCommand()).runWindowCommand(file, options, io);
+      else await (await windowCommand()).runAgentWindowCommand(options.agent, options, io);
+    });
 
   program
     .command('count')
@@ -67,7 +68,9 @@ export function createProgram(io: CliIo): Command {
       'after',
       '\nExamples:\n  sliding-context count examples/coding-agent-session.json --provider anthropic --model claude-sonnet-4-5\n  cat request.json | sliding-context count --json',
     )
-    .action((file: string | undefined, options: CountCommandOptions) => runCountCommand(file, options, io));
+    .action(async (file: string | undefined, options: CountCommandOptions) => {
+      await (await countCommand()).runCountCommand(file, options, io);
+    });
 
   const storeCommand = (name: string, description: string, example: string) =>
     program
@@ -84,18 +87,22 @@ export function createProgram(io: CliIo): Command {
     .option('--agent <id>', 'append to this agent instead of creating one')
     .option('--provider <name>', 'provider to count for (default: from the body)')
     .option('--model <name>', 'model to count for (default: from the body)')
-    .action((file: string, options: Parameters<typeof runImportCommand>[1]) => runImportCommand(file, options, io));
+    .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
+      await (await importCommand()).runImportCommand(file, options, io);
+    });
 
-  storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(
-    (options: StoreCommandFlags) => runAgentsCommand(options, io),
-  );
+  storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(async (options: StoreCommandFlags) => {
+    await (await storeCommands()).runAgentsCommand(options, io);
+  });
 
   storeCommand('history', 'Show an agent\'s exchanges out of and in the window, with the context rule.', 'sliding-context history <agent-id> --budget 50000')
     .argument('<agent>', 'agent id')
     .option('--budget <tokens>', 'token budget (default: the agent\'s)')
     .option('--provider <name>', 'provider to count for (default: the agent\'s)')
     .option('--model <name>', 'model to count for (default: the agent\'s)')
-    .action((agent: string, options: Parameters<typeof runHistoryCommand>[1]) => runHistoryCommand(agent, options, io));
+    .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
+      await (await storeCommands()).runHistoryCommand(agent, options, io);
+    });
 
   for (const [action, description] of [
     ['fork', 'Fork an agent: the child sees the history so far and goes on alone.'],
@@ -103,7 +110,9 @@ export function createProgram(io: CliIo): Command {
   ] as const) {
     storeCommand(action, description, `sliding-context ${action} <agent-id>`)
       .argument('<agent>', 'agent id')
-      .action((agent: string, options: StoreCommandFlags) => runAgentEventCommand(action, agent, undefined, options, io));
+      .action(async (agent: string, options: StoreCommandFlags) => {
+        await (await storeCommands()).runAgentEventCommand(action, agent, undefined, options, io);
+      });
   }
   for (const [action, description] of [
     ['mark', 'Set a mark in an agent\'s history.'],
@@ -112,7 +121,9 @@ export function createProgram(io: CliIo): Command {
     storeCommand(action, description, `sliding-context ${action} <agent-id> before-refactor`)
       .argument('<agent>', 'agent id')
       .argument('<label>', 'mark label')
-      .action((agent: string, label: string, options: StoreCommandFlags) => runAgentEventCommand(action, agent, label, options, io));
+      .action(async (agent: string, label: string, options: StoreCommandFlags) => {
+        await (await storeCommands()).runAgentEventCommand(action, agent, label, options, io);
+      });
   }
 
   return program;

@@ -26,9 +26,9 @@ describe('Conversation', () => {
     const conversation = await openConversation({ store, provider: 'anthropic', model: 'claude-sonnet-4-5', counter, budgetTokens: 1500, system: 'You are terse.' });
     for (let i = 0; i < 10; i++) {
       await conversation.append(turn(i));
-      conversation.endTurn();
+      await conversation.endTurn();
     }
-    const { request, report } = conversation.request();
+    const { request, report } = await conversation.request();
     expect(report.totalTokens).toBeLessThanOrEqual(1500);
     expect(report.evictedExchanges).toBeGreaterThan(0);
     expect(request).toMatchObject({ model: 'claude-sonnet-4-5', system: 'You are terse.' });
@@ -45,13 +45,13 @@ describe('Conversation', () => {
     const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 2000 });
     for (let i = 0; i < 3; i++) {
       await conversation.append(turn(i));
-      conversation.endTurn();
+      await conversation.endTurn();
     }
-    const before = conversation.request().report;
+    const before = (await conversation.request()).report;
     // A long tool loop within one turn: each result is counted before the next request.
     await conversation.append([{ role: 'user', content: 'Read the big file' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'big', toolName: 'read_file', input: {} }] }]);
     await conversation.append([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'big', toolName: 'read_file', output: { type: 'text', value: 'line of code\n'.repeat(400) } }] }]);
-    const after = conversation.request().report;
+    const after = (await conversation.request()).report;
     expect(after.totalTokens).toBeLessThanOrEqual(2000);
     expect(after.evictedExchanges).toBeGreaterThan(before.evictedExchanges);
     expect(after.exchanges.at(-1)?.inWindow).toBe(true);
@@ -65,15 +65,20 @@ describe('Conversation', () => {
     for (let i = 0; i < 8; i++) await conversation.append(turn(i));
     await conversation.mark('here');
     await conversation.append(turn(8));
-    const before = conversation.request().report;
+    const before = (await conversation.request()).report;
+    const historyBefore = await conversation.history();
     await first.close();
     const second = await HistoryStore.open({ dataDir });
     // The budget and pinning come back from the agent: only its id is needed to resume.
     const resumed = await openConversation({ store: second, agentId: conversation.agentId, provider: 'openai', model: 'gpt-4o', counter });
-    const after = resumed.request().report;
-    expect(after.cutoffMessage).toBe(before.cutoffMessage);
-    expect(after.exchanges).toEqual(before.exchanges);
+    const after = (await resumed.request()).report;
+    // Resuming reads only the window's end of the history, and sends exactly the same request.
+    expect(after.partial).toBe(true);
+    expect(after.messages).toEqual(before.messages);
     expect(after.totalTokens).toBe(before.totalTokens);
+    const historyAfter = await resumed.history();
+    expect(historyAfter).toEqual(historyBefore);
+    expect(historyAfter.filter((exchange) => !exchange.inWindow).length).toBeGreaterThan(0);
     await second.close();
   });
 
@@ -81,14 +86,14 @@ describe('Conversation', () => {
     const store = await HistoryStore.open({ memory: true });
     const parent = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 900, system: 'Parent rules.' });
     for (let i = 0; i < 4; i++) await parent.append(turn(i));
-    const parentBefore = parent.request().report;
+    const parentBefore = (await parent.request()).report;
     const child = await parent.fork();
-    expect(child.request().report).toMatchObject({ budgetTokens: 900, totalTokens: parentBefore.totalTokens });
+    expect((await child.request()).report).toMatchObject({ budgetTokens: 900, totalTokens: parentBefore.totalTokens });
     for (let i = 10; i < 16; i++) await child.append(turn(i));
     await child.clear();
     await child.append(turn(20));
-    expect(child.request().report.exchanges).toHaveLength(1);
-    expect(parent.request().report).toEqual(parentBefore);
+    expect((await child.request()).report.exchanges).toHaveLength(1);
+    expect((await parent.request()).report).toEqual(parentBefore);
     await store.close();
   });
 
@@ -99,7 +104,7 @@ describe('Conversation', () => {
     await conversation.mark('before');
     await conversation.append(turn(2));
     await conversation.rewind('before');
-    expect(conversation.request().report.exchanges).toHaveLength(1);
+    expect((await conversation.request()).report.exchanges).toHaveLength(1);
     expect((await store.history(conversation.agentId)).length).toBe(10);
     await expect(conversation.rewind('nowhere')).rejects.toMatchObject({ code: 'UNKNOWN_MARK' });
     expect((await store.history(conversation.agentId)).length).toBe(10);
@@ -110,10 +115,10 @@ describe('Conversation', () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter });
     await conversation.append(turn(1));
-    const before = conversation.request().report;
+    const before = (await conversation.request()).report;
     await expect(conversation.append([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'ghost', toolName: 'f', output: { type: 'text', value: 'x' } }] }])).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
     expect((await store.history(conversation.agentId)).length).toBe(4);
-    expect(conversation.request().report).toEqual(before);
+    expect((await conversation.request()).report).toEqual(before);
     await store.close();
   });
 
@@ -121,11 +126,55 @@ describe('Conversation', () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, provider: 'anthropic', model: 'claude-sonnet-4-5', counter, budgetTokens: 0 });
     await conversation.append(turn(1));
-    conversation.request();
-    conversation.endTurn({ usage: { input_tokens: 100, cache_read_input_tokens: 900, cache_creation_input_tokens: 0, output_tokens: 20 } });
-    expect(conversation.request().report.calibrated).toMatchObject({ tokens: 1000, method: 'reported+usage' });
+    await conversation.request();
+    await conversation.endTurn({ usage: { input_tokens: 100, cache_read_input_tokens: 900, cache_creation_input_tokens: 0, output_tokens: 20 } });
+    expect((await conversation.request()).report.calibrated).toMatchObject({ tokens: 1000, method: 'reported+usage' });
     await conversation.append([{ role: 'user', content: 'one more thing' }]);
-    expect(conversation.request().report.calibrated.tokens).toBeGreaterThan(1000);
+    expect((await conversation.request()).report.calibrated.tokens).toBeGreaterThan(1000);
+    await store.close();
+  });
+});
+
+describe('Conversation ranges and usage', () => {
+  it('BEHAVIOUR 11: evictions are recorded as ranges, and a rewind past them brings back what they hid', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 1500 });
+    await conversation.append(turn(0));
+    await conversation.mark('after the first');
+    for (let i = 1; i < 8; i++) {
+      await conversation.append(turn(i));
+      await conversation.endTurn();
+    }
+    const ranges = await store.ranges(conversation.agentId);
+    expect(ranges[0]).toMatchObject({ kind: 'evicted', first: { agentId: conversation.agentId, seq: 1 }, data: { reason: 'budget' } });
+    expect((await conversation.history())[0]).toMatchObject({ inWindow: false, title: expect.stringContaining('Request 0') });
+    await conversation.rewind('after the first');
+    const { report } = await conversation.request();
+    expect(report.messages[0]).toEqual(turn(0)[0]);
+    expect((await conversation.history()).map((exchange) => exchange.inWindow)).toEqual([true]);
+    // The record stays, and so does every message.
+    expect(await store.ranges(conversation.agentId)).toEqual(ranges);
+    expect((await store.history(conversation.agentId)).length).toBe(8 * 4 + 2);
+    await store.close();
+  });
+
+  it('when the provider reads more than we counted, the next windows keep the difference free', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 3000 });
+    for (let i = 0; i < 20; i++) {
+      await conversation.append(turn(i, 150));
+      await conversation.endTurn();
+    }
+    const first = (await conversation.request()).report;
+    await conversation.endTurn({ usage: { prompt_tokens: first.totalTokens + 600, completion_tokens: 12 } });
+    await conversation.append(turn(20, 150));
+    const second = (await conversation.request()).report;
+    expect(second.totalTokens).toBeLessThanOrEqual(3000 - 600);
+    expect(second.calibrated.tokens).toBeLessThanOrEqual(3000);
+    // Without the reported difference, the same history fills more of the budget.
+    const unadjusted = (await conversation.history()).filter((exchange) => exchange.inWindow).length;
+    expect(second.exchanges.filter((exchange) => exchange.inWindow).length).toBeLessThan(unadjusted);
+    expect((await store.ranges(conversation.agentId)).length).toBeGreaterThan(0);
     await store.close();
   });
 });

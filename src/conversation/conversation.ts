@@ -1,15 +1,19 @@
-import { describeExchange } from '../exchange/describe-exchange.js';
-import { applyEventsTo } from '../message/apply-events.js';
-import type { Message, ToolDefinition } from '../message/message.js';
+import { findRewindTarget } from '../message/apply-events.js';
+import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
-import { buildRequest, type WireFormat } from '../providers/wire-format.js';
-import type { HistoryStore } from '../store/history-store.js';
+import { buildRequest, providerWireFormat, type WireFormat } from '../providers/wire-format.js';
+import { countTargetKey, type HistoryStore, type MessagePosition, type StoredMessage } from '../store/history-store.js';
 import { inputTokensFromUsage } from '../tokens/provider-usage.js';
+import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import type { CountableRequest, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { UsageCalibration } from '../tokens/usage-calibration.js';
-import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from '../window/budget-tokens.js';
+import { validateBudgetTokens } from '../window/budget-tokens.js';
+import { type AgentSettings, agentSettings, newAgentMeta } from './agent-settings.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
+import { type ExchangeHistory, planStoredHistory } from './exchange-history.js';
+
+export type { ExchangeHistory } from './exchange-history.js';
 
 /** Options of {@link openConversation}. */
 export interface OpenConversationOptions {
@@ -29,129 +33,227 @@ export interface OpenConversationOptions {
   readonly format?: WireFormat | undefined;
 }
 
-/** An exchange as `history()` shows it. */
-export interface ExchangeHistory {
-  readonly index: number;
-  readonly title: string;
-  readonly tools: readonly string[];
-  readonly tokens: number;
-  readonly inWindow: boolean;
-  readonly pinned: boolean;
-  readonly firstSeq: number;
-  readonly createdAt: Date;
-}
+/** The report `request()` gives with the body. */
+export type ConversationReport = WindowPlan & {
+  /** The request's count corrected by the provider's reported usage (see `UsageCalibration`). */
+  readonly calibrated: TokenCount;
+  /**
+   * True when only the newest part of a long history was loaded: `exchanges` (and their
+   * indices, and `evictedExchanges`) then cover the loaded exchanges; `history()` lists all.
+   */
+  readonly partial: boolean;
+};
 
-const formatOfProvider: Readonly<Record<string, WireFormat>> = { openai: 'openai-chat', anthropic: 'anthropic', google: 'google' };
-
-/** Settings a conversation keeps with its agent, and its forks inherit. */
-interface AgentSettings {
-  readonly budgetTokens: number;
-  readonly pinFirstExchange: boolean;
-  readonly system: string | undefined;
-}
-
-function settingsFrom(meta: Readonly<Record<string, unknown>>, options: OpenConversationOptions): AgentSettings {
-  const stored = (key: string) => meta[key];
-  const storedBudget = stored('budgetTokens');
-  const storedSystem = stored('system');
-  return {
-    budgetTokens: validateBudgetTokens(options.budgetTokens ?? (typeof storedBudget === 'number' ? storedBudget : DEFAULT_BUDGET_TOKENS)),
-    pinFirstExchange: options.pinFirstExchange ?? stored('pinFirstExchange') === true,
-    system: options.system ?? (typeof storedSystem === 'string' ? storedSystem : undefined),
-  };
-}
+/** How many times `request()` shrinks the window when reported usage shows it runs over. */
+const CALIBRATION_PASSES = 3;
 
 /**
  * The object an agent loop holds: it stores every message (before anything is sent), keeps the
  * window in step, builds the provider request within budget, and learns from reported usage.
- * The cutoff is not stored: it is recomputed from the budget and the history, so it is the same
- * after a restart.
+ * Opening one reads only what the window can hold, however long the history. The cutoff is not
+ * stored: it is recomputed from the budget and the history, so it is the same after a restart.
  */
 export class Conversation {
   readonly agentId: string;
   readonly #options: OpenConversationOptions;
   readonly #settings: AgentSettings;
-  #state: WindowState;
   readonly #calibration: UsageCalibration;
+  #state!: WindowState;
+  /** Where each message the window holds is stored, by its index in the window state. */
+  #positions: MessagePosition[] = [];
+  /** Labels of the marks a rewind can reach. */
+  #marks: (string | undefined)[] = [];
+  #partial = false;
+  /** Tokens kept free because reported usage ran above our count of the same request. */
+  #usageMargin = 0;
   #lastRequest: CountableRequest | undefined;
 
-  private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings, history: readonly Message[]) {
+  private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
     this.#options = options;
     this.#settings = settings;
-    this.#state = this.#windowOf(history);
     this.#calibration = new UsageCalibration({ counter: options.counter });
   }
 
-  #windowOf(history: readonly Message[]): WindowState {
-    const state = new WindowState({
-      counter: this.#options.counter,
-      provider: this.#options.provider,
-      model: this.#options.model,
-      system: this.#settings.system,
-      tools: this.#options.tools,
-      budgetTokens: this.#settings.budgetTokens,
-      pinFirstExchange: this.#settings.pinFirstExchange,
-    });
-    state.append(history).prune();
-    return state;
+  get #target() {
+    return { provider: this.#options.provider, model: this.#options.model };
   }
 
-  /** Opens (or creates) an agent's conversation and replays its history into the window. */
+  /** Opens (or creates) an agent's conversation and loads its window. */
   static async open(options: OpenConversationOptions): Promise<Conversation> {
-    const agentId = options.agentId ?? (await options.store.createAgent({
-      budgetTokens: options.budgetTokens ?? DEFAULT_BUDGET_TOKENS,
-      pinFirstExchange: options.pinFirstExchange === true,
-      ...(options.system === undefined ? {} : { system: options.system }),
-      ...(options.tools === undefined ? {} : { tools: options.tools }),
-    }));
-    const settings = settingsFrom(await options.store.agentMeta(agentId), options);
-    const history = (await options.store.history(agentId)).map((entry) => entry.message);
-    return new Conversation(agentId, options, settings, history);
+    const target = { provider: options.provider, model: options.model };
+    const preamble = () => options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
+    const agentId = options.agentId ?? (await options.store.createAgent(newAgentMeta(target, options, preamble())));
+    const conversation = new Conversation(agentId, options, agentSettings(await options.store.agentMeta(agentId), options));
+    await conversation.#load();
+    return conversation;
+  }
+
+  /**
+   * Loads the window from the store: the newest exchanges whose stored counts reach the budget,
+   * and more if none of them turns out to be evicted, so that the cutoff is the one the whole
+   * history gives.
+   */
+  async #load(): Promise<void> {
+    const budget = this.#settings.budgetTokens;
+    const key = countTargetKey(this.#target);
+    for (let minTokens = budget === 0 ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
+      const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange });
+      const loaded: StoredMessage[] = [...read.head, ...read.tail];
+      const known = new Map<ModelMessage, TokenCount>();
+      for (const entry of loaded) if (entry.count?.target === key) known.set(entry.message as ModelMessage, entry.count);
+      const state = this.#newState(storedCountCounter({ messages: known, fallback: this.#options.counter }));
+      state.append(loaded.map((entry) => entry.message));
+      if (read.complete || state.prune().evicted.length > 0) {
+        this.#state = state;
+        this.#positions = loaded.map(({ agentId, seq }) => ({ agentId, seq }));
+        this.#marks = [...read.marks];
+        this.#partial = !read.complete;
+        return;
+      }
+    }
+  }
+
+  /** The budget less the margin reported usage asks for (0 stays 0: windowing disabled). */
+  get #workingBudget(): number {
+    const budget = this.#settings.budgetTokens;
+    return budget === 0 ? 0 : Math.max(1, budget - this.#usageMargin);
+  }
+
+  #newState(counter: TokenCounter): WindowState {
+    return new WindowState({
+      ...this.#target,
+      counter,
+      system: this.#settings.system,
+      tools: this.#settings.tools,
+      budgetTokens: this.#workingBudget,
+      pinFirstExchange: this.#settings.pinFirstExchange,
+    });
   }
 
   /**
    * Stores messages (user input, assistant output, tool results, events) and adds them to the
-   * window. A message that would break the conversation is refused before anything is stored.
+   * window. A message that would break the conversation, or a rewind to no reachable mark, is
+   * refused before it is stored. A batch is stored in one transaction, except that each rewind
+   * in it ends a transaction, since what follows a rewind is checked against the rewound window.
    */
   async append(messages: readonly Message[]): Promise<void> {
-    const valid = parseMessages(messages);
-    const tokens = valid.map((message) =>
-      message.role === 'event' ? null : this.#options.counter.countMessage({ provider: this.#options.provider, model: this.#options.model, message }).tokens,
-    );
+    let run: Message[] = [];
+    for (const message of parseMessages(messages)) {
+      run.push(message);
+      if (message.role === 'event' && message.kind === 'rewind') {
+        await this.#appendRun(run);
+        run = [];
+      }
+    }
+    if (run.length > 0) await this.#appendRun(run);
+  }
+
+  async #appendRun(run: readonly Message[]): Promise<void> {
+    const marks = [...this.#marks];
+    const counts: (TokenCount | null)[] = [];
+    let rewound = false;
     try {
       // The window checks the messages as it takes them; the store writes them only if it did.
-      this.#state.append(valid);
-      await this.#options.store.append(this.agentId, valid, { tokens });
+      for (const [index, message] of run.entries()) {
+        counts.push(message.role === 'event' ? null : this.#options.counter.countMessage({ ...this.#target, message }));
+        if (message.role !== 'event') this.#state.append([message]);
+        else if (message.kind === 'clear') {
+          this.#state.append([message]);
+          marks.length = 0;
+        } else if (message.kind === 'mark') marks.push(message.label);
+        else if (message.kind === 'rewind') {
+          marks.length = findRewindTarget(marks.map((label) => ({ label, position: 0 })), message.label, `messages[${index}]`) + 1;
+          rewound = true;
+        }
+      }
+      const { firstSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target });
+      this.#marks = marks;
+      if (rewound) {
+        await this.#load();
+        return;
+      }
+      for (const [index, message] of run.entries()) {
+        if (message.role === 'event' && message.kind === 'clear') this.#positions = [];
+        else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
+      }
     } catch (error) {
-      // Either failed: the store holds the truth, so the window is rebuilt from it.
-      this.#state = this.#windowOf((await this.#options.store.history(this.agentId)).map((entry) => entry.message));
+      // Either failed: the store holds the truth, so the window is loaded from it again.
+      await this.#load();
       throw error;
     }
   }
 
   /**
    * The request to send now, within budget, and its report. Everything appended since the last
-   * usage report counts: in a long tool loop, each call is checked before it is made.
+   * usage report counts: in a long tool loop, each call is checked before it is made. When the
+   * provider's reported usage shows our count of a request ran low, the window keeps that many
+   * tokens free, so that the request as the provider counts it stays within budget.
    */
-  request(): { request: unknown; report: WindowPlan & { readonly calibrated: TokenCount } } {
-    this.#state.prune();
-    const plan = this.#state.plan();
-    const countable: CountableRequest = { system: this.#settings.system, tools: this.#options.tools, messages: plan.messages };
-    this.#lastRequest = countable;
-    const calibrated = this.#calibration.count({ provider: this.#options.provider, model: this.#options.model, request: countable });
-    const format = this.#options.format ?? formatOfProvider[this.#options.provider] ?? 'neutral';
-    const request = buildRequest(format, { model: this.#options.model, system: this.#settings.system, tools: this.#options.tools, messages: plan.messages });
-    return { request, report: { ...plan, calibrated } };
+  async request(): Promise<{ request: unknown; report: ConversationReport }> {
+    await this.#prune();
+    let plan = this.#state.plan();
+    let calibrated = this.#calibrated(plan);
+    for (let pass = 0; pass < CALIBRATION_PASSES && this.#settings.budgetTokens > 0 && calibrated.tokens > this.#settings.budgetTokens; pass++) {
+      const margin = this.#usageMargin + calibrated.tokens - this.#settings.budgetTokens;
+      if (margin === this.#usageMargin) break;
+      this.#usageMargin = margin;
+      this.#state.setBudgetTokens(this.#workingBudget);
+      await this.#prune('usage');
+      plan = this.#state.plan();
+      calibrated = this.#calibrated(plan);
+    }
+    const format = this.#options.format ?? providerWireFormat(this.#options.provider);
+    const request = buildRequest(format, { model: this.#options.model, system: this.#settings.system, tools: this.#settings.tools, messages: plan.messages });
+    return { request, report: { ...plan, calibrated, partial: this.#partial } };
   }
 
-  /** Ends a turn: prunes the window and, given the provider's usage, calibrates future counts. */
-  endTurn(input: { readonly usage?: unknown } = {}): PruneResult {
+  #calibrated(plan: WindowPlan): TokenCount {
+    const countable: CountableRequest = { system: this.#settings.system, tools: this.#settings.tools, messages: plan.messages };
+    this.#lastRequest = countable;
+    return this.#calibration.count({ ...this.#target, request: countable });
+  }
+
+  /**
+   * Ends a turn: learns from the provider's usage, then prunes the window. When the provider
+   * read more tokens than we counted for the last request, that difference is kept free from
+   * then on (until a later report shows otherwise).
+   */
+  async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     const inputTokens = input.usage === undefined ? undefined : inputTokensFromUsage(input.usage);
     if (inputTokens !== undefined && this.#lastRequest) {
-      this.#calibration.record({ provider: this.#options.provider, model: this.#options.model, request: this.#lastRequest, inputTokens });
+      const counted = this.#options.counter.count({ ...this.#target, request: this.#lastRequest }).tokens;
+      this.#calibration.record({ ...this.#target, request: this.#lastRequest, inputTokens });
+      this.#usageMargin = Math.max(0, inputTokens - counted);
+      this.#state.setBudgetTokens(this.#workingBudget);
     }
-    return this.#state.prune();
+    return this.#prune();
+  }
+
+  /**
+   * Prunes the window and records what it evicted as a range of the history (a record only:
+   * the messages stay, and a rewind or a larger budget brings them back).
+   */
+  async #prune(reason = 'budget'): Promise<PruneResult> {
+    const result = this.#state.prune();
+    if (result.evicted.length > 0) {
+      const first = this.#state.exchangeBounds(Math.min(...result.evicted));
+      const last = this.#state.exchangeBounds(Math.max(...result.evicted));
+      const from = first && this.#positions[first.firstMessage];
+      const to = last && this.#positions[last.lastMessage];
+      if (from && to) {
+        await this.#options.store.recordRanges(this.agentId, [
+          { kind: 'evicted', first: from, last: to, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
+        ]);
+      }
+    }
+    return result;
+  }
+
+  /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */
+  async setBudgetTokens(budgetTokens: number): Promise<void> {
+    this.#settings.budgetTokens = validateBudgetTokens(budgetTokens);
+    await this.#load();
   }
 
   /** Forks a sub-agent that inherits this agent's settings and sees its history so far. */
@@ -175,30 +277,23 @@ export class Conversation {
   }
 
   /** Returns to a mark: what came after it leaves the window (and stays in the history). */
-  async rewind(label: string): Promise<void> {
-    await this.append([{ role: 'event', kind: 'rewind', label }]);
+  rewind(label: string): Promise<void> {
+    return this.append([{ role: 'event', kind: 'rewind', label }]);
   }
 
-  /** The exchanges with their titles, tools, tokens, age and place in or out of the window. */
+  /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */
   async history(): Promise<ExchangeHistory[]> {
-    this.#state.prune();
-    const plan = this.#state.plan();
-    const visible = applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message);
-    const messages = visible.flatMap((entry) => (entry.message.role === 'event' ? [] : [entry.message]));
-    return plan.exchanges.map((exchange) => {
-      const first = visible[exchange.firstMessage];
-      const described = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
-      return {
-        index: exchange.index,
-        title: described.title,
-        tools: [...described.tools.keys()],
-        tokens: exchange.tokens,
-        inWindow: exchange.inWindow,
-        pinned: exchange.pinned,
-        firstSeq: first?.seq ?? 0,
-        createdAt: first?.createdAt ?? new Date(0),
-      };
+    const { exchanges } = await planStoredHistory({
+      ...this.#target,
+      store: this.#options.store,
+      agentId: this.agentId,
+      budgetTokens: this.#settings.budgetTokens,
+      system: this.#settings.system,
+      tools: this.#settings.tools,
+      pinFirstExchange: this.#settings.pinFirstExchange,
+      loadCounter: () => Promise.resolve(this.#options.counter),
     });
+    return exchanges;
   }
 }
 

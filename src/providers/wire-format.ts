@@ -14,9 +14,9 @@ import { convertFromOpenAiChat } from './openai-chat/convert-from-openai-chat.js
 import { buildOpenAiResponsesRequest } from './openai-responses/build-openai-responses-request.js';
 import { convertFromOpenAiResponses } from './openai-responses/convert-from-openai-responses.js';
 
-/** The request shapes sliding-context reads and writes. */
-export const wireFormats = ['neutral', 'openai-chat', 'openai-responses', 'anthropic', 'google', 'ai-sdk'] as const;
-export type WireFormat = (typeof wireFormats)[number];
+import type { WireFormat } from './wire-format-names.js';
+
+export { providerWireFormat, type WireFormat, wireFormats } from './wire-format-names.js';
 
 /** What a builder takes: the window's content plus the options the body came with. */
 export interface BuildInput {

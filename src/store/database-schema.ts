@@ -24,6 +24,10 @@ export interface MessagesTable {
   kind: string;
   body: ColumnType<unknown, string, string>;
   tokens: number | null;
+  /** `provider/model` the stored count is for; null when the message was stored uncounted. */
+  count_target: string | null;
+  count_method: string | null;
+  count_exact: boolean | null;
   starts_exchange: boolean;
   idempotency_key: string | null;
   created_at: Generated<Date>;
@@ -34,13 +38,21 @@ export interface ContextRangesTable {
   agent_id: string;
   id: string;
   kind: string;
+  first_agent_id: string | null;
   first_seq: number;
+  last_agent_id: string | null;
   last_seq: number;
   body: ColumnType<unknown, string, string>;
   created_at: Generated<Date>;
 }
 
+/** Kysely's record of applied migrations, read to skip the migrator when nothing is pending. */
+export interface MigrationsTable {
+  name: string;
+}
+
 export interface DatabaseSchema {
+  kysely_migration: MigrationsTable;
   agents: AgentsTable;
   messages: MessagesTable;
   context_ranges: ContextRangesTable;

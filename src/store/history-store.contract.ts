@@ -83,9 +83,40 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(contents(applyEvents(history.map((entry) => entry.message)))).toEqual(['a']);
     });
 
+    it('reads a window from the end: whole exchanges back to the token mark, never what a rewind hid', async () => {
+      const agent = await store.createAgent();
+      const messages: Message[] = [{ role: 'system', content: 'system' }];
+      for (let index = 0; index < 10; index++) {
+        if (index === 5) messages.push(event('mark', 'm'));
+        if (index === 7) messages.push(event('rewind', 'm'));
+        messages.push(user(`u${index}`), answer(`a${index}`));
+      }
+      const counts = messages.map((message) => (message.role === 'event' ? null : { tokens: 10, exact: true, method: 'test' }));
+      await store.append(agent, messages, { counts, countTarget: { provider: 'p', model: 'm' } });
+      const short = await store.windowTail(agent, { minTokens: 50, withFirstExchange: true });
+      expect(contents(short.head.map((entry) => entry.message))).toEqual(['system', 'u0', 'a0']);
+      expect(contents(short.tail.map((entry) => entry.message))).toEqual(['u7', 'a7', 'u8', 'a8', 'u9', 'a9']);
+      expect(short).toMatchObject({ complete: false, marks: ['m'] });
+      expect(short.tail[0]).toMatchObject({ agentId: agent, count: { tokens: 10, exact: true, method: 'test', target: 'p/m' } });
+      const all = await store.windowTail(agent, { minTokens: Number.POSITIVE_INFINITY, withFirstExchange: false });
+      expect(contents(all.head.map((entry) => entry.message))).toEqual(['system']);
+      expect(contents(all.tail.map((entry) => entry.message))).toEqual(contents(applyEvents(messages)).slice(1));
+      expect(all.complete).toBe(true);
+    });
+
+    it('records the ranges a window evicted, across a fork', async () => {
+      const parent = await store.createAgent();
+      await store.append(parent, [user('a'), answer('b')]);
+      const child = await store.fork(parent);
+      await store.append(child, [user('c')]);
+      await store.recordRanges(child, [{ kind: 'evicted', first: { agentId: parent, seq: 1 }, last: { agentId: child, seq: 1 }, data: { exchanges: 2 } }]);
+      expect(await store.ranges(child)).toMatchObject([{ kind: 'evicted', first: { agentId: parent, seq: 1 }, last: { agentId: child, seq: 1 }, data: { exchanges: 2 } }]);
+      expect(await store.ranges(parent)).toEqual([]);
+    });
+
     it('lists agents with their counts and parents', async () => {
       const agent = await store.createAgent();
-      await store.append(agent, [user('x')], { tokens: [12] });
+      await store.append(agent, [user('x')], { counts: [{ tokens: 12, exact: true, method: 'o200k_base' }], countTarget: { provider: 'openai', model: 'gpt-4o' } });
       const child = await store.fork(agent);
       const listed = await store.listAgents();
       expect(listed.find((entry) => entry.agentId === agent)).toMatchObject({ parentId: null, messages: 1, tokens: 12 });

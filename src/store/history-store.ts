@@ -1,11 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import { type Message, messageSchema } from '../message/message.js';
 import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
-import type { DatabaseSchema } from './database-schema.js';
+import type { CountTarget, TokenCount } from '../tokens/token-counter.js';
+import type { DatabaseSchema, MessagesTable } from './database-schema.js';
+import { type SeqSegment, visibleSegments } from './visible-segments.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
+
+/** Rows per INSERT statement: large appends go in several statements of one transaction. */
+const INSERT_CHUNK = 1000;
+
+/** A stored row as the store gives it out. */
+function toStoredMessage(
+  rootId: string,
+  agentId: string,
+  row: Pick<Selectable<MessagesTable>, 'seq' | 'tokens' | 'count_target' | 'count_method' | 'count_exact' | 'created_at'> & { readonly body: string },
+): StoredMessage {
+  return {
+    agentId: formatAgentId({ rootId, id: agentId }),
+    seq: row.seq,
+    message: messageSchema.parse(JSON.parse(row.body)),
+    count:
+      row.tokens === null || row.count_target === null
+        ? null
+        : { tokens: row.tokens, exact: row.count_exact === true, method: row.count_method ?? 'unknown', target: row.count_target },
+    createdAt: new Date(row.created_at),
+  };
+}
 
 /** The agent's row, or `UNKNOWN_AGENT`. */
 async function requireAgent(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>, key: AgentKey) {
@@ -19,13 +42,56 @@ async function requireAgent(db: Kysely<DatabaseSchema> | Transaction<DatabaseSch
   return agent;
 }
 
+/** A token count as stored with a message: the count and the `provider/model` it is for. */
+export interface StoredCount extends TokenCount {
+  readonly target: string;
+}
+
 /** A message as stored: its place in its agent's history and when it was written. */
 export interface StoredMessage {
   readonly agentId: string;
   readonly seq: number;
   readonly message: Message;
-  readonly tokens: number | null;
+  /** The message's count when it was stored, for the model it was counted for. */
+  readonly count: StoredCount | null;
   readonly createdAt: Date;
+}
+
+/** The `provider/model` key that stored counts are filed under. */
+export const countTargetKey = (target: CountTarget): string => `${target.provider}/${target.model}`;
+
+/** A stored message's place: the agent that wrote it and its seq there. */
+export interface MessagePosition {
+  readonly agentId: string;
+  readonly seq: number;
+}
+
+/** A range of history the window acted on, as recorded. */
+export interface ContextRangeInput {
+  /** `evicted`, `readmitted`, or `summary`. */
+  readonly kind: string;
+  readonly first: MessagePosition;
+  readonly last: MessagePosition;
+  readonly data?: Record<string, unknown> | undefined;
+}
+
+/** A recorded range. */
+export interface ContextRange extends ContextRangeInput {
+  readonly data: Record<string, unknown>;
+  readonly createdAt: Date;
+}
+
+/** What {@link HistoryStore.windowTail} read. */
+export interface WindowTail {
+  /** The messages the model sees before the first exchange (leading system messages), and the
+   * first exchange itself when it was asked for. */
+  readonly head: readonly StoredMessage[];
+  /** The newest whole exchanges, oldest first, after any the head holds. */
+  readonly tail: readonly StoredMessage[];
+  /** True when nothing the model sees was left unread. */
+  readonly complete: boolean;
+  /** Labels of the marks a rewind can still reach, oldest first (undefined for unlabelled ones). */
+  readonly marks: readonly (string | undefined)[];
 }
 
 /** What `append` wrote. */
@@ -84,7 +150,15 @@ export class HistoryStore {
   async append(
     agentId: string,
     messages: readonly Message[],
-    options: { readonly expectedLastSeq?: number; readonly idempotencyKey?: string; readonly tokens?: readonly (number | null)[] } = {},
+    options: {
+      readonly expectedLastSeq?: number | undefined;
+      readonly idempotencyKey?: string | undefined;
+      /** Each message's count (null for events), made for `countTarget`. */
+      readonly counts?: readonly (TokenCount | null)[] | undefined;
+      readonly countTarget?: CountTarget | undefined;
+      /** Called as rows are written, for progress on large appends. */
+      readonly onProgress?: ((written: number, total: number) => void) | undefined;
+    } = {},
   ): Promise<AppendResult> {
     const key = parseAgentId(agentId);
     const validated = messages.map((message, index) => {
@@ -120,23 +194,32 @@ export class HistoryStore {
         );
       }
       const firstSeq = row.last_seq - validated.length + 1;
-      if (validated.length > 0) {
+      const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
+      for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
         await transaction
           .insertInto('messages')
           .values(
-            validated.map((message, index) => ({
-              root_id: key.rootId,
-              agent_id: key.id,
-              seq: firstSeq + index,
-              kind: message.role === 'event' ? message.kind : message.role,
-              body: JSON.stringify(message),
-              tokens: options.tokens?.[index] ?? null,
-              starts_exchange: startsExchange(message),
-              // Only the first row carries the key: the unique index allows one per agent.
-              idempotency_key: index === 0 ? (options.idempotencyKey ?? null) : null,
-            })),
+            validated.slice(start, start + INSERT_CHUNK).map((message, offset) => {
+              const index = start + offset;
+              const count = target === null ? null : (options.counts?.[index] ?? null);
+              return {
+                root_id: key.rootId,
+                agent_id: key.id,
+                seq: firstSeq + index,
+                kind: message.role === 'event' ? message.kind : message.role,
+                body: JSON.stringify(message),
+                tokens: count?.tokens ?? null,
+                count_target: count ? target : null,
+                count_method: count?.method ?? null,
+                count_exact: count?.exact ?? null,
+                starts_exchange: startsExchange(message),
+                // Only the first row carries the key: the unique index allows one per agent.
+                idempotency_key: index === 0 ? (options.idempotencyKey ?? null) : null,
+              };
+            }),
           )
           .execute();
+        options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
       }
       return { firstSeq, lastSeq: row.last_seq, duplicate: false };
     });
@@ -169,6 +252,101 @@ export class HistoryStore {
    */
   async history(agentId: string): Promise<StoredMessage[]> {
     const key = parseAgentId(agentId);
+    const stored: StoredMessage[] = [];
+    for (const segment of await this.#pathSinceClear(key)) {
+      const rows = await this.#rows(key.rootId, segment.agentId)
+        .where('seq', '>=', segment.fromSeq)
+        .where('seq', '<=', segment.toSeq)
+        .orderBy('seq')
+        .execute();
+      for (const row of rows) stored.push(toStoredMessage(key.rootId, segment.agentId, row));
+    }
+    return stored;
+  }
+
+  /**
+   * Reads what a window can hold, in time that grows with the window, not the history: the
+   * messages before the first exchange (and the first exchange, for a pinned one), then whole
+   * exchanges from the newest back until their stored counts reach `minTokens`. Marks and
+   * rewinds are resolved from the event rows alone; the messages a rewind hid are never read.
+   */
+  async windowTail(agentId: string, options: { readonly minTokens: number; readonly withFirstExchange: boolean }): Promise<WindowTail> {
+    const key = parseAgentId(agentId);
+    const path = await this.#pathSinceClear(key);
+    const events = await Promise.all(
+      path.map((segment, index) =>
+        this.#database.db
+          .selectFrom('messages')
+          .select(['seq', 'kind', sql<string | null>`body->>'label'`.as('label')])
+          .where('root_id', '=', key.rootId)
+          .where('agent_id', '=', segment.agentId)
+          .where('kind', 'in', ['mark', 'rewind'])
+          .where('seq', '>=', segment.fromSeq)
+          .where('seq', '<=', segment.toSeq)
+          .orderBy('seq')
+          .execute()
+          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: row.label ?? undefined }))),
+      ),
+    );
+    const { segments, marks } = visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+
+    const head: StoredMessage[] = [];
+    let headEnd: { segment: number; seq: number } | undefined;
+    let starts = 0;
+    const headStarts = options.withFirstExchange ? 1 : 0;
+    reading: for (const [index, segment] of segments.entries()) {
+      for (let from = segment.fromSeq; from <= segment.toSeq;) {
+        const rows = await this.#modelRows(key.rootId, segment.agentId).where('seq', '>=', from).where('seq', '<=', segment.toSeq).orderBy('seq').limit(64).execute();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          if (row.starts_exchange && ++starts > headStarts) break reading;
+          head.push(toStoredMessage(key.rootId, segment.agentId, row));
+          headEnd = { segment: index, seq: row.seq };
+        }
+        from = (rows.at(-1)?.seq ?? segment.toSeq) + 1;
+      }
+    }
+
+    const newestFirst: StoredMessage[] = [];
+    let tokens = 0;
+    for (let index = segments.length - 1; index >= (headEnd?.segment ?? 0); index--) {
+      const segment = segments[index] as SeqSegment;
+      const floor = headEnd?.segment === index ? headEnd.seq + 1 : segment.fromSeq;
+      for (let to = segment.toSeq; to >= floor;) {
+        const rows = await this.#modelRows(key.rootId, segment.agentId).where('seq', '>=', floor).where('seq', '<=', to).orderBy('seq', 'desc').limit(256).execute();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const stored = toStoredMessage(key.rootId, segment.agentId, row);
+          newestFirst.push(stored);
+          tokens += row.tokens ?? Math.ceil(row.body.length / 4);
+          if (row.starts_exchange && tokens >= options.minTokens) return { head, tail: newestFirst.reverse(), complete: false, marks };
+        }
+        to = (rows.at(-1)?.seq ?? floor) - 1;
+      }
+    }
+    return { head, tail: newestFirst.reverse(), complete: true, marks };
+  }
+
+  /** Rows of one agent of a tree, every column a stored message needs. */
+  #rows(rootId: string, agentId: string) {
+    return this.#database.db
+      .selectFrom('messages')
+      // The body as text, parsed here: several times faster than PGlite's own jsonb decoding.
+      .select(['seq', sql<string>`body::text`.as('body'), 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
+      .where('root_id', '=', rootId)
+      .where('agent_id', '=', agentId);
+  }
+
+  /** {@link #rows} without events: the messages a model is sent. */
+  #modelRows(rootId: string, agentId: string) {
+    return this.#rows(rootId, agentId).where('kind', 'in', ['system', 'user', 'assistant', 'tool']);
+  }
+
+  /**
+   * The seq runs an agent replays, root side first: each ancestor up to the seq its child forked
+   * at, then the agent itself, starting at the most recent `clear` on that path (included).
+   */
+  async #pathSinceClear(key: AgentKey): Promise<SeqSegment[]> {
     const leaf = await requireAgent(this.#database.db, key);
     const chain = await this.#database.db
       .selectFrom('agents')
@@ -177,47 +355,73 @@ export class HistoryStore {
       .where('id', 'in', [...leaf.lineage, key.id])
       .execute();
     const byId = new Map(chain.map((row) => [row.id, row]));
-    // Walk back from the leaf: each agent is visible up to the seq its child forked at.
-    const path: { id: string; upTo: number }[] = [];
+    const path: SeqSegment[] = [];
     let upTo = leaf.last_seq;
     for (let current: string | null = key.id; current !== null;) {
       const agent = byId.get(current);
       if (!agent) break;
-      path.push({ id: current, upTo });
-      upTo = agent.fork_seq ?? 0;
-      current = agent.parent_id;
-    }
-    const ranges: { id: string; from: number; upTo: number }[] = [];
-    for (const { id, upTo: last } of path) {
       const clear = await this.#database.db
         .selectFrom('messages')
         .select(({ fn }) => fn.max('seq').as('seq'))
         .where('root_id', '=', key.rootId)
-        .where('agent_id', '=', id)
+        .where('agent_id', '=', current)
         .where('kind', '=', 'clear')
-        .where('seq', '<=', last)
+        .where('seq', '<=', upTo)
         .executeTakeFirst();
       const clearSeq = clear?.seq ?? undefined;
-      ranges.unshift({ id, from: clearSeq ?? 1, upTo: last });
+      path.unshift({ agentId: current, fromSeq: clearSeq ?? 1, toSeq: upTo });
       if (clearSeq !== undefined) break;
+      upTo = agent.fork_seq ?? 0;
+      current = agent.parent_id;
     }
-    const stored: StoredMessage[] = [];
-    for (const range of ranges) {
-      const rows = await this.#database.db
-        .selectFrom('messages')
-        .select(['seq', 'body', 'tokens', 'created_at'])
-        .where('root_id', '=', key.rootId)
-        .where('agent_id', '=', range.id)
-        .where('seq', '>=', range.from)
-        .where('seq', '<=', range.upTo)
-        .orderBy('seq')
-        .execute();
-      const agentIdOfRange = formatAgentId({ rootId: key.rootId, id: range.id });
-      for (const row of rows) {
-        stored.push({ agentId: agentIdOfRange, seq: row.seq, message: messageSchema.parse(row.body), tokens: row.tokens, createdAt: new Date(row.created_at) });
-      }
-    }
-    return stored;
+    return path;
+  }
+
+  /**
+   * Records ranges of an agent's history that its window evicted, readmitted or summarized. They
+   * are a record only: the messages stay, and the window is recomputed from them.
+   */
+  async recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void> {
+    const key = parseAgentId(agentId);
+    if (ranges.length === 0) return;
+    const idOf = (publicId: string) => parseAgentId(publicId).id;
+    await this.#database.db
+      .insertInto('context_ranges')
+      .values(
+        ranges.map((range) => ({
+          root_id: key.rootId,
+          agent_id: key.id,
+          id: randomUUID(),
+          kind: range.kind,
+          first_agent_id: idOf(range.first.agentId),
+          first_seq: range.first.seq,
+          last_agent_id: idOf(range.last.agentId),
+          last_seq: range.last.seq,
+          body: JSON.stringify(range.data ?? {}),
+        })),
+      )
+      .execute();
+  }
+
+  /** The ranges recorded for an agent, oldest first. */
+  async ranges(agentId: string): Promise<ContextRange[]> {
+    const key = parseAgentId(agentId);
+    const rows = await this.#database.db
+      .selectFrom('context_ranges')
+      .selectAll()
+      .where('root_id', '=', key.rootId)
+      .where('agent_id', '=', key.id)
+      .orderBy('created_at')
+      .orderBy('first_seq')
+      .execute();
+    const publicId = (id: string | null) => formatAgentId({ rootId: key.rootId, id: id ?? key.id });
+    return rows.map((row) => ({
+      kind: row.kind,
+      first: { agentId: publicId(row.first_agent_id), seq: row.first_seq },
+      last: { agentId: publicId(row.last_agent_id), seq: row.last_seq },
+      data: row.body as Record<string, unknown>,
+      createdAt: new Date(row.created_at),
+    }));
   }
 
   /** The settings stored with an agent (inherited by its forks). */

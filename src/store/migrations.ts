@@ -65,7 +65,35 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '2026-11-21-002-counts-and-range-ends': {
+    async up(db: Kysely<unknown>) {
+      // A stored count names the model it is for and how it was made: it is reused only for
+      // that model, and reports stay honest about exactness.
+      await db.schema
+        .alterTable('messages')
+        .addColumn('count_target', 'text')
+        .addColumn('count_method', 'text')
+        .addColumn('count_exact', 'boolean')
+        .execute();
+      // Marks and rewinds, found without reading the messages between them.
+      await db.schema
+        .createIndex('messages_marks_and_rewinds')
+        .on('messages')
+        .columns(['root_id', 'agent_id', 'seq'])
+        .where(sql.ref('kind'), 'in', sql`('mark', 'rewind')`)
+        .execute();
+      // A range can start in an ancestor's messages and end in the agent's own.
+      await db.schema
+        .alterTable('context_ranges')
+        .addColumn('first_agent_id', 'uuid')
+        .addColumn('last_agent_id', 'uuid')
+        .execute();
+    },
+  },
 };
+
+/** The newest migration: a store that has applied it is current. */
+export const latestMigration = Object.keys(migrations).sort().at(-1) as string;
 
 /** The migrations, in order, for Kysely's `Migrator`. */
 export const migrationProvider: MigrationProvider = {

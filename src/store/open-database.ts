@@ -5,7 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseSchema } from './database-schema.js';
 import { lockDirectory } from './directory-lock.js';
-import { migrationProvider } from './migrations.js';
+import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 
 /** Where the store lives: a PGlite directory (the default) or a PostgreSQL server. */
@@ -22,6 +22,17 @@ export interface OpenDatabase {
 export function defaultDataDir(environment: Readonly<Record<string, string | undefined>>): string {
   const base = environment.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
   return join(base, 'sliding-context');
+}
+
+/** True when the newest migration is applied: one indexed read instead of the migrator's checks. */
+async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
+  try {
+    const applied = await db.selectFrom('kysely_migration').select('name').where('name', '=', latestMigration).executeTakeFirst();
+    return applied !== undefined;
+  } catch {
+    // No migrations table yet: a new store.
+    return false;
+  }
 }
 
 /**
@@ -57,8 +68,10 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     }
   };
   try {
-    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
+    if (!(await isCurrent(db))) {
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+      if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
+    }
   } catch (error) {
     await close();
     throw error;

@@ -151,6 +151,12 @@ export class WindowState {
     };
   }
 
+  /** First and last message index of an exchange, or undefined when there is no such exchange. */
+  exchangeBounds(index: number): { readonly firstMessage: number; readonly lastMessage: number } | undefined {
+    const exchange = this.#exchanges[index];
+    return exchange && { firstMessage: exchange.firstMessage, lastMessage: exchange.lastMessage };
+  }
+
   /** Writes out the current plan, as `planWindow` would for the same messages. */
   plan(): WindowPlan {
     return assembleWindowPlan({

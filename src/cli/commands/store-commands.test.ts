@@ -14,6 +14,24 @@ const anthropicFixture = readFileSync(new URL('../../providers/__fixtures__/anth
 const store = (name: string) => ['--data-dir', join(directory, name)];
 
 describe('the store commands', () => {
+  it('import of a large conversation shows progress on a terminal, and history plans it from the stored exact counts', async () => {
+    const flags = store('large');
+    const messages = Array.from({ length: 1200 }, (_, index) => [
+      { role: 'user', content: `question ${index}` },
+      { role: 'assistant', content: `answer ${index}` },
+    ]).flat();
+    const { stdout, stderr } = await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify(messages), stderrIsTerminal: true });
+    expect(stderr).toMatch(/counting \[#+\] 2,400\/2,400\n/);
+    expect(stderr).toMatch(/storing  \[#+\] 2,400\/2,400\n/);
+    const { agentId } = JSON.parse(stdout) as { agentId: string };
+    const quiet = await runCli(['import', '-', '--agent', agentId, ...flags], { stdin: JSON.stringify(messages.slice(0, 2)) });
+    expect(quiet.stderr).not.toMatch(/counting|storing/);
+    const history = JSON.parse((await runCli(['history', agentId, '--json', '--budget', '500', ...flags])).stdout) as { exact: boolean; method: string; exchanges: { inWindow: boolean }[] };
+    expect(history).toMatchObject({ exact: true, method: 'o200k_base' });
+    expect(history.exchanges.length).toBe(1201);
+    expect(history.exchanges.filter((exchange) => exchange.inWindow).length).toBeGreaterThan(10);
+  });
+
   it('import prints the agent id; agents lists it; history draws the rule and shows ages', async () => {
     const flags = store('a');
     const { stdout } = await runCli(['import', '-', '--json', ...flags], { stdin: example });

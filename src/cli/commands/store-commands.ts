@@ -1,18 +1,16 @@
-import { openConversation } from '../../conversation/conversation.js';
-import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
-import { applyEvents } from '../../message/apply-events.js';
-import { parseToolDefinitions } from '../../message/parse-messages.js';
+import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
+import { planStoredHistory } from '../../conversation/exchange-history.js';
+import { findRewindTarget } from '../../message/apply-events.js';
+import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { resolveBudgetTokens } from '../../window/budget-tokens.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { type StoreFlags, withCliStore } from '../open-cli-store.js';
-import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
 import { renderHistoryReport } from '../render/history-report.js';
-import { renderWindowReport } from '../render/window-report.js';
-import { toWindowJson } from './window-command.js';
+import { toWindowJson } from '../render/window-json.js';
 
 /** Flags shared by the store commands. */
 export interface StoreCommandFlags extends StoreFlags {
@@ -20,43 +18,14 @@ export interface StoreCommandFlags extends StoreFlags {
 }
 
 /** Flags that choose the model and budget an agent is counted for. */
-interface TargetFlags {
+export interface TargetFlags {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly budget?: string | undefined;
 }
 
-const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
+export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
   io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
-
-/** `import <file>`: stores a conversation (any format) as a new agent, or appends to one. */
-export async function runImportCommand(
-  file: string,
-  flags: StoreCommandFlags & TargetFlags & { readonly format?: string | undefined; readonly agent?: string | undefined },
-  io: CliIo,
-): Promise<void> {
-  const input = parseConversationInput(await readInputText(io, file), file === '-' ? 'stdin' : file, parseFormatOption(flags.format));
-  const target = resolveTarget(input, flags);
-  const counter = await loadCliCounter(io, target.provider, target.model);
-  await withCliStore(io, flags, async (store) => {
-    // Check the conversation as a whole, after what the agent already holds, before anything is
-    // written: an import is all or nothing.
-    const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
-    requireValidConversation(applyEvents([...earlier, ...input.messages]));
-    const agentId =
-      flags.agent ??
-      (await store.createAgent({
-        ...target,
-        format: input.format,
-        ...(input.system === undefined ? {} : { system: input.system }),
-        ...(input.tools === undefined ? {} : { tools: input.tools }),
-      }));
-    const tokens = input.messages.map((message) => (message.role === 'event' ? null : counter.countMessage({ ...target, message }).tokens));
-    const { lastSeq } = await store.append(agentId, input.messages, { tokens });
-    if (!flags.json) io.stderr.write(`imported ${input.messages.length} messages (${input.format}${input.detected ? ', detected' : ''}); last seq ${lastSeq}\n`);
-    print(io, flags.json, { agentId }, agentId);
-  });
-}
 
 /** `agents`: every agent with its message count, tokens and last activity. */
 export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Promise<void> {
@@ -70,50 +39,57 @@ export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Pro
   });
 }
 
-/** Opens an agent's conversation with the model it was stored for (or the flags' model). */
-async function openAgent(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
+/** The model an agent is counted for (the flags', else the one it was stored for) and its settings. */
+async function agentTarget(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
   const meta = await store.agentMeta(agentId);
   const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : 'openai');
   const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : 'gpt-4o');
-  const counter = await loadCliCounter(io, provider, model);
   // The agent's own budget unless one is given now.
   const given = flags.budget !== undefined || io.env.SLIDING_CONTEXT_TOKENS !== undefined;
   const budgetTokens = given ? resolveBudgetTokens({ budgetTokens: flags.budget, environmentValue: io.env.SLIDING_CONTEXT_TOKENS }) : undefined;
-  const tools = Array.isArray(meta.tools) ? parseToolDefinitions(meta.tools, 'stored tools') : undefined;
-  return openConversation({ store, agentId, provider, model, counter, budgetTokens, tools });
+  return { meta, provider, model, settings: agentSettings(meta, { budgetTokens }) };
 }
 
-/** `history <agent>`: the exchanges out of and in the window, with the rule between them. */
+/**
+ * The window over an agent's whole history, for the model and budget the flags give (else the
+ * agent's own). Counts stored for that model are used as they are: no tokenizer is loaded
+ * unless one is missing.
+ */
+export async function planAgentHistory(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
+  const { meta, provider, model, settings } = await agentTarget(io, store, agentId, flags);
+  const planned = await planStoredHistory({
+    ...settings,
+    store,
+    agentId,
+    provider,
+    model,
+    preambleCount: storedPreambleCount(meta, { provider, model }),
+    loadCounter: () => loadCliCounter(io, provider, model),
+  });
+  return { ...planned, settings };
+}
+
+/**
+ * `history <agent>`: the exchanges out of and in the window, with the rule between them. Counts
+ * stored for the agent's model are used as they are, so no tokenizer is loaded unless needed.
+ */
 export async function runHistoryCommand(
   agentId: string,
   flags: StoreCommandFlags & TargetFlags,
   io: CliIo,
 ): Promise<void> {
   await withCliStore(io, flags, async (store) => {
-    const conversation = await openAgent(io, store, agentId, flags);
-    const { report } = conversation.request();
-    const exchanges = await conversation.history();
+    const { plan, exchanges } = await planAgentHistory(io, store, agentId, flags);
     if (flags.json) {
-      const json = toWindowJson(report, 'neutral', undefined);
-      io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: report.exchanges.map((exchange, index) => ({ ...exchange, title: exchanges[index]?.title, tools: exchanges[index]?.tools, createdAt: exchanges[index]?.createdAt })), request: undefined }, null, 2)}\n`);
+      const json = toWindowJson(plan, 'neutral', undefined);
+      const described = plan.exchanges.map((exchange, index) => {
+        const { title, tools, createdAt } = exchanges[index] ?? {};
+        return { ...exchange, title, tools, createdAt };
+      });
+      io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, request: undefined }, null, 2)}\n`);
       return;
     }
-    io.stdout.write(renderHistoryReport(agentId, report, exchanges, new Date()));
-  });
-}
-
-/** `window --agent <agent>`: the window from the store, with the same report as on a file. */
-export async function runAgentWindowCommand(
-  agentId: string,
-  flags: StoreCommandFlags & TargetFlags & { readonly body?: boolean | undefined },
-  io: CliIo,
-): Promise<void> {
-  await withCliStore(io, flags, async (store) => {
-    const conversation = await openAgent(io, store, agentId, flags);
-    const { request, report } = conversation.request();
-    if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...toWindowJson(report, 'neutral', request) }, null, 2)}\n`);
-    else io.stdout.write(renderWindowReport(report, applyEvents((await store.history(agentId)).map((entry) => entry.message))));
+    io.stdout.write(renderHistoryReport(agentId, plan, exchanges, new Date()));
   });
 }
 
@@ -131,9 +107,12 @@ export async function runAgentEventCommand(
       print(io, flags.json, { agentId: child }, child);
       return;
     }
-    const message = action === 'clear' ? { role: 'event' as const, kind: action } : { role: 'event' as const, kind: action, ...(label === undefined ? {} : { label }) };
-    // A rewind must name a reachable mark: check before writing.
-    applyEvents([...(await store.history(agentId)).map((entry) => entry.message), message]);
+    const message: Message = action === 'clear' ? { role: 'event', kind: action } : { role: 'event', kind: action, ...(label === undefined ? {} : { label }) };
+    if (action === 'rewind') {
+      // A rewind must name a reachable mark: check before writing.
+      const { marks } = await store.windowTail(agentId, { minTokens: 0, withFirstExchange: false });
+      findRewindTarget(marks.map((mark) => ({ label: mark, position: 0 })), label, `rewind "${String(label)}" for ${agentId}`);
+    }
     const { lastSeq } = await store.append(agentId, [message]);
     print(io, flags.json, { agentId, seq: lastSeq, event: action, ...(label === undefined ? {} : { label }) }, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${lastSeq}`);
   });

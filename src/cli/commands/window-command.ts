@@ -1,13 +1,15 @@
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
-import { buildRequest } from '../../providers/wire-format.js';
+import { buildRequest, providerWireFormat } from '../../providers/wire-format.js';
 import { resolveBudgetTokens } from '../../window/budget-tokens.js';
 import { planWindow } from '../../window/plan-window.js';
-import type { WindowPlan } from '../../window/window-plan.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
+import { withCliStore } from '../open-cli-store.js';
 import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { toWindowJson } from '../render/window-json.js';
 import { renderWindowReport } from '../render/window-report.js';
+import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Flags of `sliding-context window`. */
 export interface WindowCommandOptions {
@@ -19,29 +21,6 @@ export interface WindowCommandOptions {
   readonly repair?: boolean | undefined;
   readonly json?: boolean | undefined;
   readonly body?: boolean | undefined;
-}
-
-/** The `--json` report: the plan, the window's messages, and the body to send in the input's format. */
-export function toWindowJson(plan: WindowPlan, format: string, request: unknown) {
-  return {
-    format,
-    provider: plan.provider,
-    model: plan.model,
-    budgetTokens: plan.budgetTokens,
-    totalTokens: plan.totalTokens,
-    pinnedTokens: plan.pinnedTokens,
-    overBudget: plan.overBudget,
-    overByTokens: plan.overByTokens,
-    exact: plan.exact,
-    method: plan.method,
-    preambleMessages: plan.preambleMessages,
-    evictedExchanges: plan.evictedExchanges,
-    cutoffMessage: plan.cutoffMessage,
-    exchanges: plan.exchanges,
-    syntheticResults: plan.syntheticResults,
-    messages: plan.messages,
-    request,
-  };
 }
 
 /** `sliding-context window [file|-]`: plans the window of a conversation and reports it. */
@@ -79,4 +58,20 @@ export async function runWindowCommand(file: string | undefined, options: Window
     return;
   }
   io.stdout.write(renderWindowReport(plan, messages, `${input.format}${input.detected ? ' (detected)' : ''}`));
+}
+
+/** `window --agent <agent>`: the window from the store, with the same report as on a file. */
+export async function runAgentWindowCommand(
+  agentId: string,
+  flags: StoreCommandFlags & TargetFlags & { readonly body?: boolean | undefined },
+  io: CliIo,
+): Promise<void> {
+  await withCliStore(io, flags, async (store) => {
+    const { plan, messages, settings } = await planAgentHistory(io, store, agentId, flags);
+    const format = providerWireFormat(plan.provider);
+    const request = buildRequest(format, { model: plan.model, system: settings.system, tools: settings.tools, messages: plan.messages });
+    if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
+    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...toWindowJson(plan, format, request) }, null, 2)}\n`);
+    else io.stdout.write(renderWindowReport(plan, messages));
+  });
 }

@@ -1,0 +1,24 @@
+import type { WindowPlan } from '../../window/window-plan.js';
+
+/** The `--json` report: the plan, the window's messages, and the body to send in the input's format. */
+export function toWindowJson(plan: WindowPlan, format: string, request: unknown) {
+  return {
+    format,
+    provider: plan.provider,
+    model: plan.model,
+    budgetTokens: plan.budgetTokens,
+    totalTokens: plan.totalTokens,
+    pinnedTokens: plan.pinnedTokens,
+    overBudget: plan.overBudget,
+    overByTokens: plan.overByTokens,
+    exact: plan.exact,
+    method: plan.method,
+    preambleMessages: plan.preambleMessages,
+    evictedExchanges: plan.evictedExchanges,
+    cutoffMessage: plan.cutoffMessage,
+    exchanges: plan.exchanges,
+    syntheticResults: plan.syntheticResults,
+    messages: plan.messages,
+    request,
+  };
+}

@@ -1,0 +1,72 @@
+import { describeExchange } from '../exchange/describe-exchange.js';
+import { requireValidConversation } from '../exchange/require-valid-conversation.js';
+import { applyEventsTo } from '../message/apply-events.js';
+import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import { countTargetKey, type HistoryStore } from '../store/history-store.js';
+import { storedCountCounter } from '../tokens/stored-count-counter.js';
+import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import { planWindow } from '../window/plan-window.js';
+import type { WindowPlan } from '../window/window-plan.js';
+
+/** An exchange as the `/history` view shows it. */
+export interface ExchangeHistory {
+  readonly index: number;
+  readonly title: string;
+  readonly tools: readonly string[];
+  readonly tokens: number;
+  readonly inWindow: boolean;
+  readonly pinned: boolean;
+  readonly firstSeq: number;
+  readonly createdAt: Date;
+}
+
+/** What {@link planStoredHistory} needs: the agent, the model and budget, and a counter on demand. */
+export interface StoredHistoryOptions {
+  readonly store: HistoryStore;
+  readonly agentId: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly budgetTokens: number;
+  readonly system?: string | undefined;
+  readonly tools?: readonly ToolDefinition[] | undefined;
+  readonly pinFirstExchange?: boolean | undefined;
+  /** The preamble's count, when it is known without a counter. */
+  readonly preambleCount?: TokenCount | undefined;
+  /** Called only when some count is not stored for this model. */
+  readonly loadCounter: () => Promise<TokenCounter>;
+}
+
+/**
+ * Plans the window over an agent's whole visible history, as the `/history` view shows it. The
+ * counts stored with the messages are used when they were made for this model, so a history
+ * counted when it was written is planned without loading a tokenizer; the cutoff is the one a
+ * conversation computes from the same budget and messages.
+ */
+export async function planStoredHistory(options: StoredHistoryOptions): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[]; messages: ModelMessage[] }> {
+  const visible = applyEventsTo(await options.store.history(options.agentId), (entry) => entry.message);
+  const messages = visible.map((entry) => entry.message as ModelMessage);
+  const target = countTargetKey(options);
+  const known = new Map<ModelMessage, TokenCount>();
+  for (const [index, entry] of visible.entries()) {
+    if (entry.count?.target === target) known.set(messages[index] as ModelMessage, entry.count);
+  }
+  // Synthetic results for unanswered calls are counted when the plan is made.
+  const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
+  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: needsCounter ? await options.loadCounter() : undefined });
+  const plan = planWindow({ ...options, messages, counter });
+  const exchanges = plan.exchanges.map((exchange) => {
+    const first = visible[exchange.firstMessage];
+    const described = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
+    return {
+      index: exchange.index,
+      title: described.title,
+      tools: [...described.tools.keys()],
+      tokens: exchange.tokens,
+      inWindow: exchange.inWindow,
+      pinned: exchange.pinned,
+      firstSeq: first?.seq ?? 0,
+      createdAt: first?.createdAt ?? new Date(0),
+    };
+  });
+  return { plan, exchanges, messages };
+}
