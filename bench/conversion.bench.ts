@@ -7,10 +7,13 @@ import type { ModelMessage } from '../src/message/message.js';
 import { buildRequest, convertFrom, wireFormats } from '../src/providers/wire-format.js';
 import { formatMs, markdownTable, timeMedian } from './_table.js';
 
-/** A realistic tool-heavy conversation of `count` messages: user, call, result, answer. */
-export function agentConversation(count: number): ModelMessage[] {
+/**
+ * A realistic tool-heavy conversation of `count` messages: user, call, result, answer. Turns
+ * are numbered from `firstTurn`, so that a long history can be made in parts with unique call ids.
+ */
+export function agentConversation(count: number, firstTurn = 0): ModelMessage[] {
   const messages: ModelMessage[] = [];
-  for (let turn = 0; messages.length < count; turn++) {
+  for (let turn = firstTurn; messages.length < count; turn++) {
     messages.push(
       { role: 'user', content: `Fix the failing test in module ${turn}, then run the suite again.` },
       { role: 'assistant', content: [{ type: 'text', text: 'Reading the test first.' }, { type: 'tool-call', toolCallId: `call_${turn}`, toolName: 'read_file', input: { path: `src/module-${turn}.test.ts` } }] },
