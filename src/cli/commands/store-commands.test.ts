@@ -22,7 +22,7 @@ describe('the store commands', () => {
     ]).flat();
     const { stdout, stderr } = await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify(messages), stderrIsTerminal: true });
     expect(stderr).toMatch(/counting \[#+\] 2,400\/2,400\n/);
-    expect(stderr).toMatch(/storing  \[#+\] 2,400\/2,400\n/);
+    expect(stderr).toMatch(/storing {2}\[#+\] 2,400\/2,400\n/);
     const { agentId } = JSON.parse(stdout) as { agentId: string };
     const quiet = await runCli(['import', '-', '--agent', agentId, ...flags], { stdin: JSON.stringify(messages.slice(0, 2)) });
     expect(quiet.stderr).not.toMatch(/counting|storing/);
