@@ -12,6 +12,7 @@ export { detectExchanges, type Exchange, startsExchange } from './exchange/detec
 export { requireValidConversation } from './exchange/require-valid-conversation.js';
 export {
   Conversation,
+  type ConversationReport,
   type ExchangeHistory,
   type OpenConversationOptions,
   openConversation,
@@ -22,7 +23,18 @@ export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
 export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './store/agent-id.js';
-export { type AgentSummary, type AppendResult, HistoryStore, type StoredMessage } from './store/history-store.js';
+export {
+  type AgentSummary,
+  type AppendResult,
+  type ContextRange,
+  type ContextRangeInput,
+  HistoryStore,
+  type MessagePosition,
+  type StoredCount,
+  type StoredMessage,
+  type WindowTail,
+} from './store/history-store.js';
+export { planStoredHistory, type StoredHistoryOptions } from './conversation/exchange-history.js';
 export { defaultDataDir, type StoreLocation } from './store/open-database.js';
 export { type AiSdkRequest, buildAiSdkRequest } from './providers/ai-sdk/build-ai-sdk-request.js';
 export { convertFromAiSdk } from './providers/ai-sdk/convert-from-ai-sdk.js';
