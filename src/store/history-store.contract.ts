@@ -104,6 +104,14 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(all.complete).toBe(true);
     });
 
+    it('refuses counts that name no model or do not match the messages, and stores nothing', async () => {
+      const agent = await store.createAgent();
+      const count = { tokens: 1, exact: true, method: 'test' };
+      await expect(store.append(agent, [user('a')], { counts: [count] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.append(agent, [user('a')], { counts: [], countTarget: { provider: 'p', model: 'm' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      expect(await store.history(agent)).toEqual([]);
+    });
+
     it('records the ranges a window evicted, across a fork', async () => {
       const parent = await store.createAgent();
       await store.append(parent, [user('a'), answer('b')]);

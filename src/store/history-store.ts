@@ -166,6 +166,10 @@ export class HistoryStore {
       if (!result.success) throw new SlidingContextError('INVALID_MESSAGE', `messages[${index}] is not a valid message: ${result.error.issues[0]?.message ?? 'invalid'}.`);
       return result.data;
     });
+    if (options.counts !== undefined && (options.countTarget === undefined || options.counts.length !== validated.length)) {
+      // Counts without the model they are for, or not one per message, would be stored wrong.
+      throw new SlidingContextError('INVALID_INPUT', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
+    }
     return this.#database.db.transaction().execute(async (transaction) => {
       if (options.idempotencyKey !== undefined) {
         // The key sits on the first row of its batch; a retry is the same batch.
