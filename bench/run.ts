@@ -7,10 +7,12 @@ import { runConversionBenchmarks } from './conversion.bench.js';
 import { runCountingBenchmarks } from './counting.bench.js';
 import { runStoreBenchmarks } from './store.bench.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const quick = values.quick;
+/** `--only counting|conversion|store`: one group of benchmarks. */
+const runs = (group: string) => values.only === undefined || values.only === group;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
-for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
-for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);
-for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);
+if (runs('counting')) for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
+if (runs('conversion')) for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);
+if (runs('store')) for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);

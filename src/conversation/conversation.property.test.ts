@@ -5,6 +5,7 @@ import { conversationArbitrary } from '../testing/conversation-arbitrary.js';
 import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from '../window/plan-window.js';
 import { openConversation } from './conversation.js';
+import { planStoredHistory } from './exchange-history.js';
 
 const counter = bytesPerTokenCounter;
 const target = { provider: 'other', model: 'any' };
@@ -64,6 +65,18 @@ describe('Conversation loaded from the store', () => {
         expect(report.overBudget).toBe(expected.overBudget);
         const history = await conversation.history();
         expect(history.map((exchange) => exchange.inWindow)).toEqual(expected.exchanges.map((exchange) => exchange.inWindow));
+        // The history view drawn from the outline is the one drawn from the bodies, field by field.
+        const fromBodies = await planStoredHistory({
+          ...target,
+          store,
+          agentId,
+          budgetTokens: input.budgetTokens,
+          pinFirstExchange: input.pinFirstExchange,
+          system: input.system,
+          tools: input.tools,
+          loadCounter: () => Promise.resolve(counter),
+        });
+        expect(history).toEqual(fromBodies.exchanges);
       }),
       { numRuns: 150 },
     );

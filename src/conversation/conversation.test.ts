@@ -111,6 +111,23 @@ describe('Conversation', () => {
     await store.close();
   });
 
+  it('a tool call id reused from the part of the history it never read is refused, and nothing is stored', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const first = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 1500 });
+    for (let i = 0; i < 20; i++) await first.append(turn(i));
+    // Reopened, it reads only the newest exchanges: call_0 lies in the part it never loaded.
+    const reopened = await openConversation({ store, agentId: first.agentId, provider: 'openai', model: 'gpt-4o', counter });
+    expect((await reopened.request()).report.messages.some((message) => JSON.stringify(message).includes('"call_0"'))).toBe(false);
+    await expect(reopened.append(turn(0))).rejects.toMatchObject({ code: 'DUPLICATE_TOOL_CALL_ID', message: expect.stringContaining('messages[1].content[0]') });
+    expect((await store.history(first.agentId)).length).toBe(80);
+    // After a clear the old ids are out of sight, and may be used again.
+    await reopened.clear();
+    await reopened.append(turn(0));
+    // Replay starts at the clear: the clear and the new turn.
+    expect((await store.history(first.agentId)).length).toBe(1 + 4);
+    await store.close();
+  });
+
   it('a refused message is stored nowhere and the window is unchanged', async () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter });

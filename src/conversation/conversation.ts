@@ -1,3 +1,5 @@
+import { pairingError } from '../exchange/require-valid-conversation.js';
+import { toolCallsOf } from '../exchange/tool-parts.js';
 import { findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
@@ -11,7 +13,7 @@ import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { type AgentSettings, agentSettings, newAgentMeta } from './agent-settings.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
-import { type ExchangeHistory, planStoredHistory } from './exchange-history.js';
+import { type ExchangeHistory, planHistoryView } from './exchange-history.js';
 
 export type { ExchangeHistory } from './exchange-history.js';
 
@@ -154,6 +156,7 @@ export class Conversation {
     const counts: (TokenCount | null)[] = [];
     let rewound = false;
     try {
+      await this.#refuseReusedToolCallIds(run);
       // The window checks the messages as it takes them; the store writes them only if it did.
       for (const [index, message] of run.entries()) {
         counts.push(message.role === 'event' ? null : this.#options.counter.countMessage({ ...this.#target, message }));
@@ -281,10 +284,24 @@ export class Conversation {
     return this.append([{ role: 'event', kind: 'rewind', label }]);
   }
 
+  /**
+   * The window holds only the newest part of a long history: a tool call id reused from the part
+   * it never read is found in the store, before anything is written.
+   */
+  async #refuseReusedToolCallIds(run: readonly Message[]): Promise<void> {
+    const calls = run.flatMap((message, messageIndex) =>
+      toolCallsOf(message).map(({ part, partIndex }) => ({ messageIndex, partIndex, toolCallId: part.toolCallId })),
+    );
+    const used = await this.#options.store.usedToolCallIds(this.agentId, calls.map((call) => call.toolCallId));
+    const reused = calls.find((call) => used.has(call.toolCallId));
+    if (reused) throw pairingError({ code: 'DUPLICATE_TOOL_CALL_ID', ...reused });
+  }
+
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */
   async history(): Promise<ExchangeHistory[]> {
-    const { exchanges } = await planStoredHistory({
+    const { exchanges } = await planHistoryView({
       ...this.#target,
+      preambleCount: this.#options.counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools }),
       store: this.#options.store,
       agentId: this.agentId,
       budgetTokens: this.#settings.budgetTokens,

@@ -2,7 +2,7 @@ import { describeExchange } from '../exchange/describe-exchange.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import { countTargetKey, type HistoryStore } from '../store/history-store.js';
+import { countTargetKey, type HistoryStore, type MessageOutline } from '../store/history-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { planWindow } from '../window/plan-window.js';
@@ -54,8 +54,72 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: needsCounter ? await options.loadCounter() : undefined });
   const plan = planWindow({ ...options, messages, counter });
-  const exchanges = plan.exchanges.map((exchange) => {
-    const first = visible[exchange.firstMessage];
+  return { plan, exchanges: describeExchanges(plan, messages, visible), messages };
+}
+
+/**
+ * Plans the `/history` view of an agent: the same plan and exchanges as
+ * {@link planStoredHistory}, drawn from the store's outline of each message (role, stored count,
+ * title, tool calls and results) without reading message bodies when every count is stored for
+ * this model and every tool call is answered. Otherwise it reads the bodies.
+ */
+export async function planHistoryView(options: StoredHistoryOptions): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[] }> {
+  const target = countTargetKey(options);
+  const outline = await options.store.outline(options.agentId);
+  if (options.preambleCount !== undefined && outline.every((entry) => entry.count?.target === target)) {
+    const messages = outline.map(skeletonOf);
+    if (answersEveryCall(messages)) {
+      const known = new Map(messages.map((message, index) => [message, outline[index]?.count as TokenCount]));
+      const plan = planWindow({ ...options, messages, counter: storedCountCounter({ messages: known, preamble: options.preambleCount }) });
+      return { plan, exchanges: describeExchanges(plan, messages, outline) };
+    }
+  }
+  const { plan, exchanges } = await planStoredHistory(options);
+  return { plan, exchanges };
+}
+
+/**
+ * A stand-in for an outlined message with what planning reads: its role, its tool calls and
+ * results with their ids, and an exchange start's title as its text. Planned with the stored
+ * counts, it gives the same window as the message itself.
+ */
+function skeletonOf(entry: MessageOutline): ModelMessage {
+  const calls = entry.toolParts
+    .filter((part) => part.type === 'tool-call')
+    .map((part) => ({ type: 'tool-call' as const, toolCallId: part.toolCallId, toolName: part.toolName, input: {} }));
+  const results = entry.toolParts
+    .filter((part) => part.type === 'tool-result')
+    .map((part) => ({ type: 'tool-result' as const, toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'text' as const, value: '' } }));
+  switch (entry.role) {
+    case 'system':
+      return { role: 'system', content: '' };
+    case 'user':
+      return { role: 'user', content: results.length > 0 ? results : (entry.title ?? '') };
+    case 'assistant':
+      return { role: 'assistant', content: calls };
+    case 'tool':
+      return { role: 'tool', content: results };
+  }
+}
+
+/** True when the messages pair up with no call left unanswered; false for any problem at all. */
+function answersEveryCall(messages: readonly ModelMessage[]): boolean {
+  try {
+    return requireValidConversation(messages).length === 0;
+  } catch {
+    // The bodies are read instead, and the error names the exact part.
+    return false;
+  }
+}
+
+/** The plan's exchanges as the history view shows them; `positions` run parallel to `messages`. */
+function describeExchanges(
+  plan: WindowPlan,
+  messages: readonly ModelMessage[],
+  positions: readonly { readonly seq: number; readonly createdAt: Date }[],
+): ExchangeHistory[] {
+  return plan.exchanges.map((exchange) => {
+    const first = positions[exchange.firstMessage];
     const described = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
     return {
       index: exchange.index,
@@ -68,5 +132,4 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
       createdAt: first?.createdAt ?? new Date(0),
     };
   });
-  return { plan, exchanges, messages };
 }

@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../message/message.js';
+import type { Message, ModelMessage } from '../message/message.js';
 import { toolCallsOf } from './tool-parts.js';
 
 /** What a person needs to recognise an exchange: the first words asked and the tools used. */
@@ -8,12 +8,26 @@ export interface ExchangeDescription {
   readonly tools: ReadonlyMap<string, number>;
 }
 
-function textOf(message: ModelMessage | undefined): string {
-  if (!message || message.role === 'tool') return '';
-  if (typeof message.content === 'string') return message.content;
-  return message.content
-    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
-    .join(' ');
+/** How many characters (code points) of the opening message an exchange's title keeps. */
+export const TITLE_CHARACTERS = 200;
+
+/**
+ * The title of an exchange that starts with `message`: its text, with `[image]`-style markers for
+ * other parts, clipped to {@link TITLE_CHARACTERS} code points. The store keeps the same title
+ * beside each exchange start, so a history can be shown without reading message bodies.
+ */
+export function exchangeTitle(message: Message | undefined): string {
+  if (!message || message.role === 'tool' || message.role === 'event') return '';
+  const text = typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+  let title = '';
+  let characters = 0;
+  for (const character of text) {
+    if (characters++ === TITLE_CHARACTERS) break;
+    title += character;
+  }
+  return title;
 }
 
 /** Describes `messages[firstMessage..lastMessage]`. */
@@ -30,5 +44,5 @@ export function describeExchange(
       tools.set(part.toolName, (tools.get(part.toolName) ?? 0) + 1);
     }
   }
-  return { title: textOf(messages[firstMessage]), tools };
+  return { title: exchangeTitle(messages[firstMessage]), tools };
 }

@@ -29,8 +29,22 @@ export interface MessagesTable {
   count_method: string | null;
   count_exact: boolean | null;
   starts_exchange: boolean;
+  /** For a message that starts an exchange: its title (`exchangeTitle`). */
+  title: string | null;
   idempotency_key: string | null;
   created_at: Generated<Date>;
+}
+
+/** One tool call or tool result of a stored message. */
+export interface ToolPartsTable {
+  root_id: string;
+  agent_id: string;
+  seq: number;
+  /** The part's index in the message's content. */
+  part_index: number;
+  type: 'tool-call' | 'tool-result';
+  tool_call_id: string;
+  tool_name: string;
 }
 
 export interface ContextRangesTable {
@@ -56,4 +70,5 @@ export interface DatabaseSchema {
   agents: AgentsTable;
   messages: MessagesTable;
   context_ranges: ContextRangesTable;
+  tool_parts: ToolPartsTable;
 }

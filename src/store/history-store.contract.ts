@@ -104,6 +104,43 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(all.complete).toBe(true);
     });
 
+    it('outlines what the model sees without bodies: counts, titles, tool calls and results, across a fork', async () => {
+      const parent = await store.createAgent();
+      const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: 'a.ts' } }] });
+      const result = (id: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: 'x' } }] });
+      const counts = (messages: readonly Message[]) => messages.map((message) => (message.role === 'event' ? null : { tokens: 7, exact: false, method: 'test' }));
+      const first = [{ role: 'system', content: 's' } as Message, user('read a.ts'), call('c1'), result('c1'), event('mark', 'm'), user('hidden'), event('rewind', 'm')];
+      await store.append(parent, first, { counts: counts(first), countTarget: { provider: 'p', model: 'm' } });
+      const child = await store.fork(parent);
+      await store.append(child, [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', image: 'https://example.com/a.png' }] }]);
+      const outline = await store.outline(child);
+      expect(outline.map((entry) => [entry.agentId, entry.seq, entry.role, entry.title])).toEqual([
+        [parent, 1, 'system', null],
+        [parent, 2, 'user', 'read a.ts'],
+        [parent, 3, 'assistant', null],
+        [parent, 4, 'tool', null],
+        [child, 1, 'user', 'look [image]'],
+      ]);
+      expect(outline[2]).toMatchObject({ count: { tokens: 7, exact: false, method: 'test', target: 'p/m' }, toolParts: [{ partIndex: 1, type: 'tool-call', toolCallId: 'c1', toolName: 'read_file' }] });
+      expect(outline[3]?.toolParts).toEqual([{ partIndex: 0, type: 'tool-result', toolCallId: 'c1', toolName: 'read_file' }]);
+      expect(outline[4]).toMatchObject({ count: null, toolParts: [] });
+      expect(outline[4]?.createdAt).toBeInstanceOf(Date);
+    });
+
+    it('finds a reused tool call id only in what the agent sees: not after a clear, a rewind or in a sibling', async () => {
+      const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: {} }] });
+      const result = (id: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: 'x' } }] });
+      const parent = await store.createAgent();
+      await store.append(parent, [user('a'), call('seen'), result('seen'), event('mark', 'm'), user('b'), call('rewound'), result('rewound'), event('rewind', 'm')]);
+      const child = await store.fork(parent);
+      await store.append(parent, [user('c'), call('parent-only'), result('parent-only')]);
+      expect(await store.usedToolCallIds(child, ['seen', 'rewound', 'parent-only', 'new'])).toEqual(new Set(['seen']));
+      expect(await store.usedToolCallIds(parent, ['seen', 'parent-only'])).toEqual(new Set(['seen', 'parent-only']));
+      await store.append(child, [event('clear')]);
+      expect(await store.usedToolCallIds(child, ['seen'])).toEqual(new Set());
+      expect(await store.usedToolCallIds(parent, [])).toEqual(new Set());
+    });
+
     it('refuses counts that name no model or do not match the messages, and stores nothing', async () => {
       const agent = await store.createAgent();
       const count = { tokens: 1, exact: true, method: 'test' };

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { exchangeTitle } from '../exchange/describe-exchange.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
+import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import { type Message, messageSchema } from '../message/message.js';
 import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 import type { CountTarget, TokenCount } from '../tokens/token-counter.js';
@@ -79,6 +81,27 @@ export interface ContextRangeInput {
 export interface ContextRange extends ContextRangeInput {
   readonly data: Record<string, unknown>;
   readonly createdAt: Date;
+}
+
+/** A tool call or result as {@link MessageOutline} gives it. */
+export interface OutlinedToolPart {
+  readonly partIndex: number;
+  readonly type: 'tool-call' | 'tool-result';
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/** A stored message the model sees, without its body: what {@link HistoryStore.outline} reads. */
+export interface MessageOutline {
+  readonly agentId: string;
+  readonly seq: number;
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  readonly count: StoredCount | null;
+  readonly createdAt: Date;
+  /** For a message that starts an exchange: its `exchangeTitle`; otherwise null. */
+  readonly title: string | null;
+  /** Its tool calls and tool results, in content order. */
+  readonly toolParts: readonly OutlinedToolPart[];
 }
 
 /** What {@link HistoryStore.windowTail} read. */
@@ -200,10 +223,11 @@ export class HistoryStore {
       const firstSeq = row.last_seq - validated.length + 1;
       const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
       for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
+        const chunk = validated.slice(start, start + INSERT_CHUNK);
         await transaction
           .insertInto('messages')
           .values(
-            validated.slice(start, start + INSERT_CHUNK).map((message, offset) => {
+            chunk.map((message, offset) => {
               const index = start + offset;
               const count = target === null ? null : (options.counts?.[index] ?? null);
               return {
@@ -217,12 +241,28 @@ export class HistoryStore {
                 count_method: count?.method ?? null,
                 count_exact: count?.exact ?? null,
                 starts_exchange: startsExchange(message),
+                title: startsExchange(message) ? exchangeTitle(message) : null,
                 // Only the first row carries the key: the unique index allows one per agent.
                 idempotency_key: index === 0 ? (options.idempotencyKey ?? null) : null,
               };
             }),
           )
           .execute();
+        const toolParts = chunk.flatMap((message, offset) =>
+          [...toolCallsOf(message), ...toolResultsOf(message)].map(({ part, partIndex }) => ({
+            root_id: key.rootId,
+            agent_id: key.id,
+            seq: firstSeq + start + offset,
+            part_index: partIndex,
+            type: part.type,
+            tool_call_id: part.toolCallId,
+            tool_name: part.toolName,
+          })),
+        );
+        // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
+        for (let from = 0; from < toolParts.length; from += 5000) {
+          await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
+        }
         options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
       }
       return { firstSeq, lastSeq: row.last_seq, duplicate: false };
@@ -276,23 +316,7 @@ export class HistoryStore {
    */
   async windowTail(agentId: string, options: { readonly minTokens: number; readonly withFirstExchange: boolean }): Promise<WindowTail> {
     const key = parseAgentId(agentId);
-    const path = await this.#pathSinceClear(key);
-    const events = await Promise.all(
-      path.map((segment, index) =>
-        this.#database.db
-          .selectFrom('messages')
-          .select(['seq', 'kind', sql<string | null>`body->>'label'`.as('label')])
-          .where('root_id', '=', key.rootId)
-          .where('agent_id', '=', segment.agentId)
-          .where('kind', 'in', ['mark', 'rewind'])
-          .where('seq', '>=', segment.fromSeq)
-          .where('seq', '<=', segment.toSeq)
-          .orderBy('seq')
-          .execute()
-          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: row.label ?? undefined }))),
-      ),
-    );
-    const { segments, marks } = visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+    const { segments, marks } = await this.#visiblePath(key, agentId);
 
     const head: StoredMessage[] = [];
     let headEnd: { segment: number; seq: number } | undefined;
@@ -329,6 +353,91 @@ export class HistoryStore {
       }
     }
     return { head, tail: newestFirst.reverse(), complete: true, marks };
+  }
+
+  /** The seq runs of the lineage path the model sees, after clears, marks and rewinds. */
+  async #visiblePath(key: AgentKey, agentId: string): Promise<{ segments: SeqSegment[]; marks: (string | undefined)[] }> {
+    const path = await this.#pathSinceClear(key);
+    const events = await Promise.all(
+      path.map((segment, index) =>
+        this.#database.db
+          .selectFrom('messages')
+          .select(['seq', 'kind', sql<string | null>`body->>'label'`.as('label')])
+          .where('root_id', '=', key.rootId)
+          .where('agent_id', '=', segment.agentId)
+          .where('kind', 'in', ['mark', 'rewind'])
+          .where('seq', '>=', segment.fromSeq)
+          .where('seq', '<=', segment.toSeq)
+          .orderBy('seq')
+          .execute()
+          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: row.label ?? undefined }))),
+      ),
+    );
+    return visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+  }
+
+  /**
+   * The messages the model sees, outlined from their metadata without reading their bodies:
+   * role, stored count, time, the title of an exchange start, and the tool calls and results.
+   * Enough to plan a window and draw the history view of a long history quickly.
+   */
+  async outline(agentId: string): Promise<MessageOutline[]> {
+    const key = parseAgentId(agentId);
+    const { segments } = await this.#visiblePath(key, agentId);
+    const outlined: MessageOutline[] = [];
+    for (const segment of segments) {
+      // Each read is one aggregated row: PGlite decodes one large value far faster than many rows.
+      const [messages, parts] = await Promise.all([
+        sql<{ rows: string | null }>`
+          select json_agg(json_build_array(seq, kind, tokens, count_target, count_method, count_exact, created_at, title) order by seq)::text as rows
+          from messages
+          where root_id = ${key.rootId} and agent_id = ${segment.agentId} and seq between ${segment.fromSeq} and ${segment.toSeq}
+            and kind in ('system', 'user', 'assistant', 'tool')`.execute(this.#database.db),
+        sql<{ rows: string | null }>`
+          select json_agg(json_build_array(seq, part_index, type, tool_call_id, tool_name) order by seq, part_index)::text as rows
+          from tool_parts
+          where root_id = ${key.rootId} and agent_id = ${segment.agentId} and seq between ${segment.fromSeq} and ${segment.toSeq}`.execute(this.#database.db),
+      ]);
+      const toolParts = new Map<number, OutlinedToolPart[]>();
+      for (const [seq, partIndex, type, toolCallId, toolName] of JSON.parse(parts.rows[0]?.rows ?? '[]') as [number, number, OutlinedToolPart['type'], string, string][]) {
+        toolParts.set(seq, [...(toolParts.get(seq) ?? []), { partIndex, type, toolCallId, toolName }]);
+      }
+      const publicId = formatAgentId({ rootId: key.rootId, id: segment.agentId });
+      type Row = [number, MessageOutline['role'], number | null, string | null, string | null, boolean | null, string, string | null];
+      for (const [seq, role, tokens, target, method, exact, createdAt, title] of JSON.parse(messages.rows[0]?.rows ?? '[]') as Row[]) {
+        outlined.push({
+          agentId: publicId,
+          seq,
+          role,
+          count: tokens === null || target === null ? null : { tokens, exact: exact === true, method: method ?? 'unknown', target },
+          createdAt: new Date(createdAt),
+          title,
+          toolParts: toolParts.get(seq) ?? [],
+        });
+      }
+    }
+    return outlined;
+  }
+
+  /**
+   * Which of `toolCallIds` a tool call in the agent's visible history already uses: an id used
+   * twice would make the history unplannable (`DUPLICATE_TOOL_CALL_ID`). Found by index.
+   */
+  async usedToolCallIds(agentId: string, toolCallIds: readonly string[]): Promise<Set<string>> {
+    if (toolCallIds.length === 0) return new Set();
+    const key = parseAgentId(agentId);
+    const rows = await this.#database.db
+      .selectFrom('tool_parts')
+      .select(['agent_id', 'seq', 'tool_call_id'])
+      .where('root_id', '=', key.rootId)
+      .where('tool_call_id', 'in', [...new Set(toolCallIds)])
+      .where('type', '=', 'tool-call')
+      .execute();
+    if (rows.length === 0) return new Set();
+    const { segments } = await this.#visiblePath(key, agentId);
+    const visible = (row: { agent_id: string; seq: number }) =>
+      segments.some((segment) => segment.agentId === row.agent_id && row.seq >= segment.fromSeq && row.seq <= segment.toSeq);
+    return new Set(rows.filter(visible).map((row) => row.tool_call_id));
   }
 
   /** Rows of one agent of a tree, every column a stored message needs. */

@@ -90,6 +90,43 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '2026-11-21-003-titles-and-tool-parts': {
+    async up(db: Kysely<unknown>) {
+      // What the history view shows of each exchange, kept beside the message so that the view
+      // is drawn without reading bodies; the same clipping as `exchangeTitle` (200 code points).
+      await db.schema.alterTable('messages').addColumn('title', 'text').execute();
+      // Every tool call and result, found by id in O(log n): an append checks that no call id is
+      // reused in what the agent sees, and the history view pairs calls without reading bodies.
+      await db.schema
+        .createTable('tool_parts')
+        .addColumn('root_id', 'uuid', (column) => column.notNull())
+        .addColumn('agent_id', 'uuid', (column) => column.notNull())
+        .addColumn('seq', 'integer', (column) => column.notNull())
+        .addColumn('part_index', 'integer', (column) => column.notNull())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('tool_call_id', 'text', (column) => column.notNull())
+        .addColumn('tool_name', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('tool_parts_pkey', ['root_id', 'agent_id', 'seq', 'part_index'])
+        .execute();
+      await db.schema.createIndex('tool_parts_by_call_id').on('tool_parts').columns(['root_id', 'tool_call_id']).execute();
+      // Rows stored before this migration get the same from their bodies.
+      await sql`
+        update messages set title = left(
+          case jsonb_typeof(body->'content')
+            when 'string' then body->>'content'
+            else coalesce((
+              select string_agg(case when part->>'type' = 'text' then part->>'text' else '[' || (part->>'type') || ']' end, ' ' order by position)
+              from jsonb_array_elements(body->'content') with ordinality as parts(part, position)), '')
+          end, 200)
+        where starts_exchange`.execute(db);
+      await sql`
+        insert into tool_parts (root_id, agent_id, seq, part_index, type, tool_call_id, tool_name)
+        select m.root_id, m.agent_id, m.seq, (parts.position - 1)::integer, parts.part->>'type', parts.part->>'toolCallId', parts.part->>'toolName'
+        from messages m,
+          jsonb_array_elements(case when jsonb_typeof(m.body->'content') = 'array' then m.body->'content' else '[]'::jsonb end) with ordinality as parts(part, position)
+        where parts.part->>'type' in ('tool-call', 'tool-result')`.execute(db);
+    },
+  },
 };
 
 /** The newest migration: a store that has applied it is current. */

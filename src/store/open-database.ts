@@ -2,7 +2,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
 import type { DatabaseSchema } from './database-schema.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
@@ -45,6 +44,8 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   let release: () => void = () => undefined;
   let engine: OpenDatabase['engine'];
   if ('databaseUrl' in location) {
+    // Loaded only for a server: the embedded default starts faster without it.
+    const { default: pg } = await import('pg');
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: location.databaseUrl, max: 4 }) }) });
     engine = 'postgres';
   } else {

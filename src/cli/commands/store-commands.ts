@@ -1,5 +1,5 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
-import { planStoredHistory } from '../../conversation/exchange-history.js';
+import { planHistoryView, planStoredHistory } from '../../conversation/exchange-history.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -56,8 +56,13 @@ async function agentTarget(io: CliIo, store: HistoryStore, agentId: string, flag
  * unless one is missing.
  */
 export async function planAgentHistory(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
+  const options = await storedHistoryOptions(io, store, agentId, flags);
+  return { ...(await planStoredHistory(options)), settings: options };
+}
+
+async function storedHistoryOptions(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
   const { meta, provider, model, settings } = await agentTarget(io, store, agentId, flags);
-  const planned = await planStoredHistory({
+  return {
     ...settings,
     store,
     agentId,
@@ -65,8 +70,7 @@ export async function planAgentHistory(io: CliIo, store: HistoryStore, agentId: 
     model,
     preambleCount: storedPreambleCount(meta, { provider, model }),
     loadCounter: () => loadCliCounter(io, provider, model),
-  });
-  return { ...planned, settings };
+  };
 }
 
 /**
@@ -79,7 +83,8 @@ export async function runHistoryCommand(
   io: CliIo,
 ): Promise<void> {
   await withCliStore(io, flags, async (store) => {
-    const { plan, exchanges } = await planAgentHistory(io, store, agentId, flags);
+    // Drawn from the stored outline of each message: bodies are read only when it must be.
+    const { plan, exchanges } = await planHistoryView(await storedHistoryOptions(io, store, agentId, flags));
     if (flags.json) {
       const json = toWindowJson(plan, 'neutral', undefined);
       const described = plan.exchanges.map((exchange, index) => {

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { Kysely, Migrator } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { exchangeTitle } from '../exchange/describe-exchange.js';
+import { startsExchange } from '../exchange/detect-exchanges.js';
+import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
+import type { Message } from '../message/message.js';
+import type { DatabaseSchema } from './database-schema.js';
+import { migrationProvider } from './migrations.js';
+import { pgliteDialect } from './pglite-dialect.js';
+
+// Well-formed text of any script, emoji included; PostgreSQL text holds no NUL.
+const text = fc
+  .oneof(fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'grapheme', minLength: 150, maxLength: 400 }))
+  .map((value) => value.replaceAll('\u0000', ''));
+const id = fc.stringMatching(/^call_[a-z0-9]{1,8}$/);
+const messageArbitrary: fc.Arbitrary<Message> = fc.oneof(
+  text.map((content): Message => ({ role: 'user', content })),
+  fc
+    .array(fc.oneof(text.map((value) => ({ type: 'text' as const, text: value })), fc.constant({ type: 'image' as const, image: 'https://example.com/a.png' })), { maxLength: 4 })
+    .map((content): Message => ({ role: 'user', content })),
+  fc
+    .array(fc.oneof(text.map((value) => ({ type: 'text' as const, text: value })), fc.tuple(id, fc.constantFrom('read_file', 'run_command')).map(([toolCallId, toolName]) => ({ type: 'tool-call' as const, toolCallId, toolName, input: {} }))), { maxLength: 4 })
+    .map((content): Message => ({ role: 'assistant', content })),
+  fc
+    .array(id.map((toolCallId) => ({ type: 'tool-result' as const, toolCallId, toolName: 'read_file', output: { type: 'text' as const, value: 'ok' } })), { minLength: 1, maxLength: 3 })
+    .chain((results) => fc.constantFrom<Message>({ role: 'tool', content: results }, { role: 'user', content: results })),
+  fc.constant<Message>({ role: 'system', content: 'Be brief.' }),
+);
+
+describe('migration 003 (titles and tool parts)', () => {
+  it('fills rows stored before it with the titles and tool parts an append would write', async () => {
+    const client = await PGlite.create();
+    const db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
+    try {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      expect((await migrator.migrateTo('2026-11-21-002-counts-and-range-ends')).error).toBeUndefined();
+      const messages = fc.sample(messageArbitrary, { numRuns: 400, seed: 3 });
+      const rootId = randomUUID();
+      await db
+        .insertInto('messages')
+        .values(
+          messages.map((message, index) => ({
+            root_id: rootId,
+            agent_id: rootId,
+            seq: index + 1,
+            kind: message.role,
+            body: JSON.stringify(message),
+            tokens: null,
+            count_target: null,
+            count_method: null,
+            count_exact: null,
+            starts_exchange: startsExchange(message),
+            idempotency_key: null,
+          })),
+        )
+        .execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+      const titles = await db.selectFrom('messages').select(['seq', 'title']).orderBy('seq').execute();
+      expect(titles.map((row) => row.title)).toEqual(messages.map((message) => (startsExchange(message) ? exchangeTitle(message) : null)));
+      const parts = await db.selectFrom('tool_parts').select(['seq', 'part_index', 'type', 'tool_call_id', 'tool_name']).orderBy('seq').orderBy('part_index').execute();
+      const expected = messages.flatMap((message, index) =>
+        [...toolCallsOf(message), ...toolResultsOf(message)]
+          .sort((a, b) => a.partIndex - b.partIndex)
+          .map(({ part, partIndex }) => ({ seq: index + 1, part_index: partIndex, type: part.type, tool_call_id: part.toolCallId, tool_name: part.toolName })),
+      );
+      expect(parts).toEqual(expected);
+      // The generator reaches what matters: long titles, astral characters, parts of each kind.
+      expect(messages.some((message) => startsExchange(message) && Array.from(exchangeTitle(message)).length === 200)).toBe(true);
+      expect(titles.some((row) => row.title !== null && /[\u{10000}-\u{10FFFF}]/u.test(row.title))).toBe(true);
+      expect(parts.some((part) => part.type === 'tool-result') && parts.some((part) => part.type === 'tool-call')).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+  }, 60_000);
+});
