@@ -3,6 +3,7 @@ import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
+import type { CompactFlags } from './commands/compact-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
 import type { WindowCommandOptions } from './commands/window-command.js';
@@ -102,6 +103,15 @@ export function createProgram(io: CliIo): Command {
     .option('--model <name>', 'model to count for (default: the agent\'s)')
     .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
       await (await storeCommands()).runHistoryCommand(agent, options, io);
+    });
+
+  storeCommand('compact', 'Condense an agent\'s history into the pinned summary, shown before it replaces anything.', 'sliding-context compact <agent-id> --dry-run')
+    .argument('<agent>', 'agent id')
+    .option('--summarizer <name>', 'digest (the default, no model)', 'digest')
+    .option('--dry-run', 'show the summary and change nothing')
+    .action(async (agent: string, options: CompactFlags) => {
+      const { runCompactCommand } = await import('./commands/compact-command.js');
+      await runCompactCommand(agent, options, io);
     });
 
   for (const [action, description] of [

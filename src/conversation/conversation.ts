@@ -1,3 +1,7 @@
+import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
+import type { Summarizer, SummaryResult } from '../condense/summarizer.js';
+import { checkSummary, type SummaryFailure, type SummaryFailureReason } from '../condense/summary-failure.js';
 import { pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf } from '../exchange/tool-parts.js';
 import { findRewindTarget } from '../message/apply-events.js';
@@ -13,8 +17,10 @@ import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { type AgentSettings, agentSettings, newAgentMeta } from './agent-settings.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
+import type { ConversationEvent, ConversationListener } from './conversation-events.js';
 import { type ExchangeHistory, planHistoryView } from './exchange-history.js';
 
+export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory } from './exchange-history.js';
 
 /** Options of {@link openConversation}. */
@@ -33,6 +39,36 @@ export interface OpenConversationOptions {
   readonly pinFirstExchange?: boolean | undefined;
   /** The shape of `request()`'s body; by default the provider's own (OpenAI: Chat Completions). */
   readonly format?: WireFormat | undefined;
+  /** Condense what the window evicts into a pinned summary; without it, eviction is plain. */
+  readonly condense?: CondenseOptions | undefined;
+}
+
+/** How a conversation condenses; see {@link Conversation.compact}. */
+export interface CondenseOptions {
+  readonly summarizer: Summarizer;
+  /** Condense when the request reaches this percentage of the context window (default 75). */
+  readonly thresholdPercent?: number | undefined;
+  /** The window the percentage is of; default: the budget. */
+  readonly contextWindowTokens?: number | undefined;
+  /** When the threshold fires, condense until the window holds at most this share of the budget (default 0.5). */
+  readonly targetShare?: number | undefined;
+  /** The most of the budget the summary may take (default 0.1). */
+  readonly maxSummaryShare?: number | undefined;
+  /** Milliseconds before a summary is abandoned (default 60,000). */
+  readonly timeoutMs?: number | undefined;
+  /** Summaries tried within one turn before condensing stops (default 2). */
+  readonly maxPassesPerTurn?: number | undefined;
+}
+
+/** What a condensing pass did: `compact --json` prints it. */
+export interface CompactResult {
+  /** The summary made (shown before anything is replaced), or null when none was. */
+  readonly summary: string | null;
+  readonly coveredExchanges: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Null when the summary was used, else why the window fell back to eviction. */
+  readonly fallback: SummaryFailureReason | null;
 }
 
 /** The report `request()` gives with the body. */
@@ -45,6 +81,9 @@ export type ConversationReport = WindowPlan & {
    */
   readonly partial: boolean;
 };
+
+/** A summarizer that did not answer in time. */
+class SummaryTimeout extends Error {}
 
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
@@ -62,13 +101,18 @@ export class Conversation {
   readonly #calibration: UsageCalibration;
   #state!: WindowState;
   /** Where each message the window holds is stored, by its index in the window state. */
-  #positions: MessagePosition[] = [];
+  #positions: (MessagePosition | undefined)[] = [];
   /** Labels of the marks a rewind can reach. */
   #marks: (string | undefined)[] = [];
   #partial = false;
   /** Tokens kept free because reported usage ran above our count of the same request. */
   #usageMargin = 0;
   #lastRequest: CountableRequest | undefined;
+  /** The summary in force, if any: the window holds it pinned after the system messages. */
+  #summary: StoredSummary | undefined;
+  #listeners = new Set<ConversationListener>();
+  /** Summaries tried since the last turn ended. */
+  #passesThisTurn = 0;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -99,16 +143,22 @@ export class Conversation {
   async #load(): Promise<void> {
     const budget = this.#settings.budgetTokens;
     const key = countTargetKey(this.#target);
+    const summary = await activeSummary(this.#options.store, this.agentId);
     for (let minTokens = budget === 0 ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
-      const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange });
-      const loaded: StoredMessage[] = [...read.head, ...read.tail];
+      const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange, after: summary?.last });
+      // The summary goes after the leading system messages, before any pinned first exchange.
+      const leading = read.head.findIndex((entry) => entry.message.role !== 'system');
+      const split = leading === -1 ? read.head.length : leading;
+      const loaded: (StoredMessage | undefined)[] = [...read.head.slice(0, split), ...(summary ? [undefined] : []), ...read.head.slice(split), ...read.tail];
+      const messages = loaded.map((entry) => entry?.message ?? summaryMessage(summary?.data.text ?? ''));
       const known = new Map<ModelMessage, TokenCount>();
-      for (const entry of loaded) if (entry.count?.target === key) known.set(entry.message as ModelMessage, entry.count);
+      for (const entry of loaded) if (entry?.count?.target === key) known.set(entry.message as ModelMessage, entry.count);
       const state = this.#newState(storedCountCounter({ messages: known, fallback: this.#options.counter }));
-      state.append(loaded.map((entry) => entry.message));
+      state.append(messages);
       if (read.complete || state.prune().evicted.length > 0) {
         this.#state = state;
-        this.#positions = loaded.map(({ agentId, seq }) => ({ agentId, seq }));
+        this.#summary = summary;
+        this.#positions = loaded.map((entry) => entry && { agentId: entry.agentId, seq: entry.seq });
         this.#marks = [...read.marks];
         this.#partial = !read.complete;
         return;
@@ -195,6 +245,8 @@ export class Conversation {
    */
   async request(): Promise<{ request: unknown; report: ConversationReport }> {
     await this.#prune();
+    // Content appended since the turn ended counts: the threshold is checked again.
+    if (this.#options.condense) await this.#condense('due', false);
     let plan = this.#state.plan();
     let calibrated = this.#calibrated(plan);
     for (let pass = 0; pass < CALIBRATION_PASSES && this.#settings.budgetTokens > 0 && calibrated.tokens > this.#settings.budgetTokens; pass++) {
@@ -230,7 +282,10 @@ export class Conversation {
       this.#usageMargin = Math.max(0, inputTokens - counted);
       this.#state.setBudgetTokens(this.#workingBudget);
     }
-    return this.#prune();
+    const result = await this.#prune();
+    if (this.#options.condense) await this.#condense('due', false);
+    this.#passesThisTurn = 0;
+    return this.#options.condense ? this.#state.prune() : result;
   }
 
   /**
@@ -238,8 +293,10 @@ export class Conversation {
    * the messages stay, and a rewind or a larger budget brings them back).
    */
   async #prune(reason = 'budget'): Promise<PruneResult> {
+    const tokensBefore = this.#state.totalTokens;
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
+      this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
       const first = this.#state.exchangeBounds(Math.min(...result.evicted));
       const last = this.#state.exchangeBounds(Math.max(...result.evicted));
       const from = first && this.#positions[first.firstMessage];
@@ -251,6 +308,114 @@ export class Conversation {
       }
     }
     return result;
+  }
+
+  /** Listens to evictions and summaries; returns a function that stops listening. */
+  on(listener: ConversationListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: ConversationEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  /**
+   * Condenses now: every exchange but the pinned ones and the latest is folded into the summary.
+   * With `dryRun` the summary is made and shown but nothing is recorded and the window stays.
+   */
+  async compact(options: { readonly dryRun?: boolean } = {}): Promise<CompactResult> {
+    const result = await this.#condense('all', options.dryRun === true);
+    const tokens = this.#state.plan().totalTokens;
+    return result ?? { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null };
+  }
+
+  /**
+   * One condensing pass. `due`: the exchanges the window evicted since the last summary, and,
+   * when the request has reached the threshold, the oldest in the window until it is down to the
+   * target share. `all`: everything but the pinned exchange and the latest. The summary replaces
+   * them only if it passes {@link checkSummary}; otherwise they stay plainly evicted (or in the
+   * window) and `summary-failed` says why. The history is never touched.
+   */
+  async #condense(select: 'due' | 'all', dryRun: boolean): Promise<CompactResult | undefined> {
+    const options = this.#options.condense;
+    const plan = this.#state.plan();
+    const tokensBefore = plan.totalTokens;
+    const budget = this.#settings.budgetTokens;
+    const contextWindow = options?.contextWindowTokens ?? budget;
+    const last = plan.exchanges.length - 1;
+    const chosen = plan.exchanges.filter((exchange) => !exchange.pinned && !exchange.inWindow && exchange.index < last);
+    const thresholdReached = contextWindow > 0 && (100 * tokensBefore) / contextWindow >= (options?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD);
+    if (select === 'all' || thresholdReached) {
+      const target = select === 'all' ? 0 : (options?.targetShare ?? 0.5) * contextWindow;
+      let tokens = tokensBefore;
+      for (const exchange of plan.exchanges) {
+        if (exchange.pinned || !exchange.inWindow || exchange.index === last) continue;
+        if (tokens <= target) break;
+        chosen.push(exchange);
+        tokens -= exchange.tokens;
+      }
+    }
+    if (chosen.length === 0) return undefined;
+    const fail = (failure: SummaryFailure, cost = { inputTokens: 0, outputTokens: 0 }, summarizer = options?.summarizer.name ?? 'none'): CompactResult => {
+      this.#emit({ type: 'summary-failed', summarizer, ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason };
+    };
+    if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
+    if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
+    if (!dryRun) this.#passesThisTurn++;
+
+    const countTokens = (text: string) => this.#options.counter.countMessage({ ...this.#target, message: summaryMessage(text) }).tokens;
+    const previousTokens = this.#summary ? countTokens(this.#summary.data.text) : 0;
+    const replaced = previousTokens + chosen.reduce((sum, exchange) => sum + exchange.tokens, 0);
+    let result: SummaryResult;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          reject(new SummaryTimeout(`the summarizer took longer than ${timeoutMs} ms`));
+        }, timeoutMs);
+      });
+      result = await Promise.race([
+        options.summarizer.summarize({
+          exchanges: chosen.map((exchange) => this.#state.exchangeMessages(exchange.index)),
+          previousSummary: this.#summary?.data.text,
+          maxTokens: Math.max(1, Math.floor((options.maxSummaryShare ?? 0.1) * (budget || contextWindow || 100_000))),
+          countTokens,
+          signal: controller.signal,
+        }),
+        timeout,
+      ]);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return fail({ reason: error instanceof SummaryTimeout ? 'timeout' : 'error', detail });
+    } finally {
+      clearTimeout(timer);
+    }
+    const failure = checkSummary(result, { summary: countTokens(result.text), replaced });
+    if (failure) return fail(failure, result.cost, options.summarizer.name);
+
+    const coveredExchanges = (this.#summary?.data.coveredExchanges ?? 0) + chosen.length;
+    const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
+    const tokensAfter = tokensBefore - leaving - previousTokens + countTokens(result.text);
+    if (!dryRun) {
+      const first = this.#positions[this.#state.exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1];
+      const end = this.#positions[this.#state.exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1];
+      if (first && end) {
+        const data = {
+          ...{ text: result.text, summarizer: options.summarizer.name, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter },
+          // The summary's own count, so that the history view plans it without a tokenizer.
+          ...{ tokens: countTokens(result.text), countTarget: countTargetKey(this.#target) },
+        };
+        await this.#options.store.recordRanges(this.agentId, [{ kind: 'summary', first, last: end, data: { ...data } }]);
+        await this.#load();
+        this.#emit({ type: 'summary-created', summarizer: options.summarizer.name, coveredExchanges, tokensBefore, tokensAfter: this.#state.totalTokens, cost: result.cost });
+      }
+    }
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: dryRun ? tokensAfter : this.#state.totalTokens, fallback: null };
   }
 
   /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */

@@ -1,4 +1,6 @@
+import { activeSummary, summaryMessage } from '../condense/stored-summary.js';
 import { describeExchange } from '../exchange/describe-exchange.js';
+import { detectExchanges } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
@@ -17,6 +19,15 @@ export interface ExchangeHistory {
   readonly inWindow: boolean;
   readonly pinned: boolean;
   readonly firstSeq: number;
+  readonly createdAt: Date;
+  /** True when the summary in force stands for this exchange (so it is out of the window). */
+  readonly summarized: boolean;
+}
+
+/** A message's place in the visible history, for the view. */
+interface Placed {
+  readonly agentId: string;
+  readonly seq: number;
   readonly createdAt: Date;
 }
 
@@ -52,9 +63,56 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   }
   // Synthetic results for unanswered calls are counted when the plan is made.
   const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
-  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: needsCounter ? await options.loadCounter() : undefined });
-  const plan = planWindow({ ...options, messages, counter });
-  return { plan, exchanges: describeExchanges(plan, messages, visible), messages };
+  return { ...(await planAroundSummary(options, messages, visible, known, needsCounter)), messages };
+}
+
+/**
+ * Plans as a conversation does with the summary in force: the summary pinned after the leading
+ * system messages (and before a pinned first exchange), the exchanges it covers out of the
+ * window and marked `summarized`, everything after them planned as usual.
+ */
+async function planAroundSummary(
+  options: StoredHistoryOptions,
+  messages: readonly ModelMessage[],
+  positions: readonly Placed[],
+  known: Map<ModelMessage, TokenCount>,
+  needsCounter: boolean,
+): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[] }> {
+  const summary = await activeSummary(options.store, options.agentId);
+  const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
+  const end = summary ? positions.findIndex(isEnd) : -1;
+  if (!summary || end === -1) {
+    const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: needsCounter ? await options.loadCounter() : undefined });
+    const plan = planWindow({ ...options, messages, counter });
+    return { plan, exchanges: describeExchanges(plan, messages, positions) };
+  }
+  const all = detectExchanges(messages);
+  const lead = all[0]?.firstMessage ?? messages.length;
+  const coveredFrom = options.pinFirstExchange === true && all[0] ? all[0].lastMessage + 1 : lead;
+  const pinnedSummary = summaryMessage(summary.data.text);
+  if (summary.data.countTarget === countTargetKey(options) && typeof summary.data.tokens === 'number') {
+    known.set(pinnedSummary, { tokens: summary.data.tokens, exact: false, method: 'stored summary count' });
+  }
+  const planned = [...messages.slice(0, lead), pinnedSummary, ...messages.slice(lead, coveredFrom), ...messages.slice(end + 1)];
+  const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
+  const placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
+  const fallback = needsCounter || !known.has(pinnedSummary) ? await options.loadCounter() : undefined;
+  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback });
+  const plan = planWindow({ ...options, messages: planned, counter });
+  const kept = describeExchanges(plan, planned, placed);
+  const coveredMessages = messages.slice(coveredFrom, end + 1);
+  const covered = detectExchanges(coveredMessages).map((exchange) => {
+    const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
+    const first = positions[coveredFrom + exchange.firstMessage];
+    const tokens = coveredMessages
+      .slice(exchange.firstMessage, exchange.lastMessage + 1)
+      .reduce((sum, message) => sum + counter.countMessage({ ...options, message }).tokens, 0);
+    const where = { firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
+    return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
+  });
+  const pinnedCount = coveredFrom > lead ? 1 : 0;
+  const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
+  return { plan, exchanges };
 }
 
 /**
@@ -70,8 +128,7 @@ export async function planHistoryView(options: StoredHistoryOptions): Promise<{ 
     const messages = outline.map(skeletonOf);
     if (answersEveryCall(messages)) {
       const known = new Map(messages.map((message, index) => [message, outline[index]?.count as TokenCount]));
-      const plan = planWindow({ ...options, messages, counter: storedCountCounter({ messages: known, preamble: options.preambleCount }) });
-      return { plan, exchanges: describeExchanges(plan, messages, outline) };
+      return planAroundSummary(options, messages, outline, known, false);
     }
   }
   const { plan, exchanges } = await planStoredHistory(options);
@@ -116,7 +173,7 @@ function answersEveryCall(messages: readonly ModelMessage[]): boolean {
 function describeExchanges(
   plan: WindowPlan,
   messages: readonly ModelMessage[],
-  positions: readonly { readonly seq: number; readonly createdAt: Date }[],
+  positions: readonly Placed[],
 ): ExchangeHistory[] {
   return plan.exchanges.map((exchange) => {
     const first = positions[exchange.firstMessage];
@@ -130,6 +187,7 @@ function describeExchanges(
       pinned: exchange.pinned,
       firstSeq: first?.seq ?? 0,
       createdAt: first?.createdAt ?? new Date(0),
+      summarized: false,
     };
   });
 }

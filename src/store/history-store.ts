@@ -32,6 +32,13 @@ function toStoredMessage(
   };
 }
 
+/** Where a stored message lies among visible segments: the segment's index and the seq. */
+function segmentPosition(segments: readonly SeqSegment[], position: MessagePosition): { segment: number; seq: number } | undefined {
+  const { id } = parseAgentId(position.agentId);
+  const segment = segments.findIndex((candidate) => candidate.agentId === id && position.seq >= candidate.fromSeq && position.seq <= candidate.toSeq);
+  return segment === -1 ? undefined : { segment, seq: position.seq };
+}
+
 /** The agent's row, or `UNKNOWN_AGENT`. */
 async function requireAgent(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>, key: AgentKey) {
   const agent = await db
@@ -313,8 +320,12 @@ export class HistoryStore {
    * messages before the first exchange (and the first exchange, for a pinned one), then whole
    * exchanges from the newest back until their stored counts reach `minTokens`. Marks and
    * rewinds are resolved from the event rows alone; the messages a rewind hid are never read.
+   * With `after` (the last message a summary covers), the tail stops there, if the model sees it.
    */
-  async windowTail(agentId: string, options: { readonly minTokens: number; readonly withFirstExchange: boolean }): Promise<WindowTail> {
+  async windowTail(
+    agentId: string,
+    options: { readonly minTokens: number; readonly withFirstExchange: boolean; readonly after?: MessagePosition | undefined },
+  ): Promise<WindowTail> {
     const key = parseAgentId(agentId);
     const { segments, marks } = await this.#visiblePath(key, agentId);
 
@@ -335,11 +346,15 @@ export class HistoryStore {
       }
     }
 
+    // The tail starts after the head, and after `options.after` when the model sees it.
+    let start = headEnd;
+    const after = options.after && segmentPosition(segments, options.after);
+    if (after && (!start || after.segment > start.segment || (after.segment === start.segment && after.seq > start.seq))) start = after;
     const newestFirst: StoredMessage[] = [];
     let tokens = 0;
-    for (let index = segments.length - 1; index >= (headEnd?.segment ?? 0); index--) {
+    for (let index = segments.length - 1; index >= (start?.segment ?? 0); index--) {
       const segment = segments[index] as SeqSegment;
-      const floor = headEnd?.segment === index ? headEnd.seq + 1 : segment.fromSeq;
+      const floor = start?.segment === index ? start.seq + 1 : segment.fromSeq;
       for (let to = segment.toSeq; to >= floor;) {
         const rows = await this.#modelRows(key.rootId, segment.agentId).where('seq', '>=', floor).where('seq', '<=', to).orderBy('seq', 'desc').limit(256).execute();
         if (rows.length === 0) break;
@@ -374,6 +389,13 @@ export class HistoryStore {
       ),
     );
     return visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+  }
+
+  /** Which of `positions` lie in what the agent's model sees now (not hidden by a clear or rewind). */
+  async visible(agentId: string, positions: readonly MessagePosition[]): Promise<boolean[]> {
+    const key = parseAgentId(agentId);
+    const { segments } = await this.#visiblePath(key, agentId);
+    return positions.map((position) => segmentPosition(segments, position) !== undefined);
   }
 
   /**
@@ -516,17 +538,12 @@ export class HistoryStore {
       .execute();
   }
 
-  /** The ranges recorded for an agent, oldest first. */
-  async ranges(agentId: string): Promise<ContextRange[]> {
+  /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only. */
+  async ranges(agentId: string, filter: { readonly kind?: string | undefined } = {}): Promise<ContextRange[]> {
     const key = parseAgentId(agentId);
-    const rows = await this.#database.db
-      .selectFrom('context_ranges')
-      .selectAll()
-      .where('root_id', '=', key.rootId)
-      .where('agent_id', '=', key.id)
-      .orderBy('created_at')
-      .orderBy('first_seq')
-      .execute();
+    let query = this.#database.db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId).where('agent_id', '=', key.id);
+    if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+    const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
     const publicId = (id: string | null) => formatAgentId({ rootId: key.rootId, id: id ?? key.id });
     return rows.map((row) => ({
       kind: row.kind,

@@ -157,6 +157,12 @@ export class WindowState {
     return exchange && { firstMessage: exchange.firstMessage, lastMessage: exchange.lastMessage };
   }
 
+  /** The messages of an exchange, as appended (without synthetic results). */
+  exchangeMessages(index: number): readonly ModelMessage[] {
+    const exchange = this.#exchanges[index];
+    return exchange ? this.#messages.slice(exchange.firstMessage, exchange.lastMessage + 1) : [];
+  }
+
   /** Writes out the current plan, as `planWindow` would for the same messages. */
   plan(): WindowPlan {
     return assembleWindowPlan({

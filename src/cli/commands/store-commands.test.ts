@@ -57,6 +57,25 @@ describe('the store commands', () => {
     expect(window).toMatchObject({ totalTokens: history.totalTokens, cutoffMessage: history.cutoffMessage });
   });
 
+  it('compact shows the digest first: --dry-run changes nothing; then history and window --agent send the summary and agree', async () => {
+    const flags = store('compact');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
+    const before = (await runCli(['history', agentId, '--json', ...flags])).stdout;
+    const preview = JSON.parse((await runCli(['compact', agentId, '--dry-run', '--json', ...flags])).stdout) as { summary: string; coveredExchanges: number; tokensBefore: number; tokensAfter: number; fallback: null };
+    expect(preview).toMatchObject({ summary: expect.stringContaining('Earlier in this conversation'), coveredExchanges: 59, fallback: null });
+    expect(preview.tokensAfter).toBeLessThan(preview.tokensBefore);
+    expect((await runCli(['history', agentId, '--json', ...flags])).stdout).toBe(before);
+    const done = await runCli(['compact', agentId, ...flags]);
+    expect(done.stdout).toContain('The summary now covers 59 exchanges');
+    const history = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { totalTokens: number; exchanges: { inWindow: boolean; summarized: boolean }[] };
+    expect(history.exchanges.filter((exchange) => exchange.summarized)).toHaveLength(59);
+    expect(history.exchanges.filter((exchange) => exchange.inWindow)).toHaveLength(1);
+    const window = JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { totalTokens: number; request: unknown };
+    expect(window.totalTokens).toBe(history.totalTokens);
+    expect(JSON.stringify(window.request)).toContain('Earlier in this conversation');
+    await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
   it('BEHAVIOUR 13: an imported provider body keeps its model, tools and system prompt, and the cutoff is the one a file gives', async () => {
     const flags = store('c');
     const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: anthropicFixture })).stdout) as { agentId: string };

@@ -87,9 +87,11 @@ export async function runHistoryCommand(
     const { plan, exchanges } = await planHistoryView(await storedHistoryOptions(io, store, agentId, flags));
     if (flags.json) {
       const json = toWindowJson(plan, 'neutral', undefined);
-      const described = plan.exchanges.map((exchange, index) => {
-        const { title, tools, createdAt } = exchanges[index] ?? {};
-        return { ...exchange, title, tools, createdAt };
+      // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
+      const planned = [...plan.exchanges];
+      const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
+        const exchange = summarized ? undefined : planned.shift();
+        return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
       });
       io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, request: undefined }, null, 2)}\n`);
       return;

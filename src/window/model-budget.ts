@@ -1,0 +1,36 @@
+import type { ModelInfo } from '../tokens/model-catalog.js';
+
+/** Share of the context window kept free as a safety buffer, by default (seed 002). */
+export const DEFAULT_BUFFER_FRACTION = 0.1;
+
+/** Output reserved when the catalog does not know the model's maximum output. */
+export const DEFAULT_RESERVED_OUTPUT_TOKENS = 8192;
+
+/** A budget worked out from the model: the figures and the tokens the request may use. */
+export interface ModelBudget {
+  readonly contextWindowTokens: number;
+  readonly reservedOutputTokens: number;
+  readonly bufferFraction: number;
+  /** `contextWindowTokens × (1 − bufferFraction) − reservedOutputTokens`, rounded down. */
+  readonly allowedTokens: number;
+}
+
+/** Overrides of the catalog's figures. */
+export interface ModelBudgetOverrides {
+  readonly contextWindowTokens?: number | undefined;
+  readonly reservedOutputTokens?: number | undefined;
+  readonly bufferFraction?: number | undefined;
+}
+
+/**
+ * The tokens a request may use on this model: its context window less a safety buffer and the
+ * output it must leave room for. The output reserved is the model's maximum output when the
+ * catalog knows the model, else 8,192. A 200k window reserving 8,192 allows 171,808 tokens.
+ */
+export function modelBudget(model: Pick<ModelInfo, 'known' | 'contextWindowTokens' | 'maxOutputTokens'>, overrides: ModelBudgetOverrides = {}): ModelBudget {
+  const contextWindowTokens = overrides.contextWindowTokens ?? model.contextWindowTokens;
+  const reservedOutputTokens = overrides.reservedOutputTokens ?? (model.known ? model.maxOutputTokens : DEFAULT_RESERVED_OUTPUT_TOKENS);
+  const bufferFraction = overrides.bufferFraction ?? DEFAULT_BUFFER_FRACTION;
+  const allowedTokens = Math.max(0, Math.floor(contextWindowTokens * (1 - bufferFraction) - reservedOutputTokens));
+  return { contextWindowTokens, reservedOutputTokens, bufferFraction, allowedTokens };
+}
