@@ -1,6 +1,6 @@
 import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
 import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
-import type { Summarizer, SummaryResult } from '../condense/summarizer.js';
+import type { Summarizer, SummaryCost, SummaryResult } from '../condense/summarizer.js';
 import { checkSummary, type SummaryFailure, type SummaryFailureReason } from '../condense/summary-failure.js';
 import { pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf } from '../exchange/tool-parts.js';
@@ -244,9 +244,8 @@ export class Conversation {
    * tokens free, so that the request as the provider counts it stays within budget.
    */
   async request(): Promise<{ request: unknown; report: ConversationReport }> {
-    await this.#prune();
     // Content appended since the turn ended counts: the threshold is checked again.
-    if (this.#options.condense) await this.#condense('due', false);
+    await this.#condenseIfDue(await this.#prune());
     let plan = this.#state.plan();
     let calibrated = this.#calibrated(plan);
     for (let pass = 0; pass < CALIBRATION_PASSES && this.#settings.budgetTokens > 0 && calibrated.tokens > this.#settings.budgetTokens; pass++) {
@@ -283,9 +282,31 @@ export class Conversation {
       this.#state.setBudgetTokens(this.#workingBudget);
     }
     const result = await this.#prune();
-    if (this.#options.condense) await this.#condense('due', false);
+    const condensed = await this.#condenseIfDue(result);
     this.#passesThisTurn = 0;
-    return this.#options.condense ? this.#state.prune() : result;
+    // A summary reloads the window: its state is then the one to report.
+    return condensed ? this.#state.prune() : result;
+  }
+
+  /**
+   * Condenses when the prune just evicted (seed 000 queues each evicted exchange for a summary)
+   * or the request has reached the threshold; otherwise does nothing, not even plan. True when a
+   * summary replaced exchanges (and the window was reloaded).
+   */
+  async #condenseIfDue(pruned: PruneResult): Promise<boolean> {
+    if (!this.#options.condense) return false;
+    if (pruned.evicted.length === 0 && !this.#thresholdReached(this.#state.totalTokens)) return false;
+    return (await this.#condense('due', false))?.fallback === null;
+  }
+
+  /** The window the condense threshold is a percentage of: the configured one, else the budget. */
+  get #condenseWindow(): number {
+    return this.#options.condense?.contextWindowTokens ?? this.#settings.budgetTokens;
+  }
+
+  #thresholdReached(tokens: number): boolean {
+    const window = this.#condenseWindow;
+    return window > 0 && (100 * tokens) / window >= (this.#options.condense?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD);
   }
 
   /**
@@ -326,8 +347,9 @@ export class Conversation {
    */
   async compact(options: { readonly dryRun?: boolean } = {}): Promise<CompactResult> {
     const result = await this.#condense('all', options.dryRun === true);
+    if (result) return result;
     const tokens = this.#state.plan().totalTokens;
-    return result ?? { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null };
+    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null };
   }
 
   /**
@@ -342,11 +364,10 @@ export class Conversation {
     const plan = this.#state.plan();
     const tokensBefore = plan.totalTokens;
     const budget = this.#settings.budgetTokens;
-    const contextWindow = options?.contextWindowTokens ?? budget;
+    const contextWindow = this.#condenseWindow;
     const last = plan.exchanges.length - 1;
     const chosen = plan.exchanges.filter((exchange) => !exchange.pinned && !exchange.inWindow && exchange.index < last);
-    const thresholdReached = contextWindow > 0 && (100 * tokensBefore) / contextWindow >= (options?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD);
-    if (select === 'all' || thresholdReached) {
+    if (select === 'all' || this.#thresholdReached(tokensBefore)) {
       const target = select === 'all' ? 0 : (options?.targetShare ?? 0.5) * contextWindow;
       let tokens = tokensBefore;
       for (const exchange of plan.exchanges) {
@@ -357,8 +378,8 @@ export class Conversation {
       }
     }
     if (chosen.length === 0) return undefined;
-    const fail = (failure: SummaryFailure, cost = { inputTokens: 0, outputTokens: 0 }, summarizer = options?.summarizer.name ?? 'none'): CompactResult => {
-      this.#emit({ type: 'summary-failed', summarizer, ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
+    const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
+      this.#emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
       return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
@@ -395,24 +416,24 @@ export class Conversation {
     } finally {
       clearTimeout(timer);
     }
-    const failure = checkSummary(result, { summary: countTokens(result.text), replaced });
-    if (failure) return fail(failure, result.cost, options.summarizer.name);
+    const summaryTokens = countTokens(result.text);
+    const failure = checkSummary(result, { summary: summaryTokens, replaced });
+    if (failure) return fail(failure, result.cost);
 
     const coveredExchanges = (this.#summary?.data.coveredExchanges ?? 0) + chosen.length;
     const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
-    const tokensAfter = tokensBefore - leaving - previousTokens + countTokens(result.text);
+    const tokensAfter = tokensBefore - leaving - previousTokens + summaryTokens;
     if (!dryRun) {
       const first = this.#positions[this.#state.exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1];
       const end = this.#positions[this.#state.exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1];
       if (first && end) {
-        const data = {
-          ...{ text: result.text, summarizer: options.summarizer.name, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter },
-          // The summary's own count, so that the history view plans it without a tokenizer.
-          ...{ tokens: countTokens(result.text), countTarget: countTargetKey(this.#target) },
-        };
-        await this.#options.store.recordRanges(this.agentId, [{ kind: 'summary', first, last: end, data: { ...data } }]);
+        const { name: summarizer } = options.summarizer;
+        // With the summary's own count, so that the history view plans it without a tokenizer.
+        const count = { tokens: summaryTokens, countTarget: countTargetKey(this.#target) };
+        const data = { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count };
+        await this.#options.store.recordRanges(this.agentId, [{ kind: 'summary', first, last: end, data }]);
         await this.#load();
-        this.#emit({ type: 'summary-created', summarizer: options.summarizer.name, coveredExchanges, tokensBefore, tokensAfter: this.#state.totalTokens, cost: result.cost });
+        this.#emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: this.#state.totalTokens, cost: result.cost });
       }
     }
     return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: dryRun ? tokensAfter : this.#state.totalTokens, fallback: null };

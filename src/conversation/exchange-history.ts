@@ -81,26 +81,30 @@ async function planAroundSummary(
   const summary = await activeSummary(options.store, options.agentId);
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const end = summary ? positions.findIndex(isEnd) : -1;
-  if (!summary || end === -1) {
-    const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: needsCounter ? await options.loadCounter() : undefined });
-    const plan = planWindow({ ...options, messages, counter });
-    return { plan, exchanges: describeExchanges(plan, messages, positions) };
+  // Without a summary in force nothing is covered, and the plan is over every message.
+  let planned = messages;
+  let placed = positions;
+  let coveredFrom = 0;
+  let coveredMessages: readonly ModelMessage[] = [];
+  let pinnedCount = 0;
+  let countsKnown = !needsCounter;
+  if (summary && end !== -1) {
+    const first = detectExchanges(messages)[0];
+    const lead = first?.firstMessage ?? messages.length;
+    coveredFrom = options.pinFirstExchange === true && first ? first.lastMessage + 1 : lead;
+    pinnedCount = coveredFrom > lead ? 1 : 0;
+    coveredMessages = messages.slice(coveredFrom, end + 1);
+    const pinnedSummary = summaryMessage(summary.data.text);
+    if (summary.data.countTarget === countTargetKey(options) && typeof summary.data.tokens === 'number') {
+      known.set(pinnedSummary, { tokens: summary.data.tokens, exact: false, method: 'stored summary count' });
+    } else countsKnown = false;
+    planned = [...messages.slice(0, lead), pinnedSummary, ...messages.slice(lead, coveredFrom), ...messages.slice(end + 1)];
+    const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
+    placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
   }
-  const all = detectExchanges(messages);
-  const lead = all[0]?.firstMessage ?? messages.length;
-  const coveredFrom = options.pinFirstExchange === true && all[0] ? all[0].lastMessage + 1 : lead;
-  const pinnedSummary = summaryMessage(summary.data.text);
-  if (summary.data.countTarget === countTargetKey(options) && typeof summary.data.tokens === 'number') {
-    known.set(pinnedSummary, { tokens: summary.data.tokens, exact: false, method: 'stored summary count' });
-  }
-  const planned = [...messages.slice(0, lead), pinnedSummary, ...messages.slice(lead, coveredFrom), ...messages.slice(end + 1)];
-  const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
-  const placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
-  const fallback = needsCounter || !known.has(pinnedSummary) ? await options.loadCounter() : undefined;
-  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback });
+  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: countsKnown ? undefined : await options.loadCounter() });
   const plan = planWindow({ ...options, messages: planned, counter });
   const kept = describeExchanges(plan, planned, placed);
-  const coveredMessages = messages.slice(coveredFrom, end + 1);
   const covered = detectExchanges(coveredMessages).map((exchange) => {
     const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
     const first = positions[coveredFrom + exchange.firstMessage];
@@ -110,7 +114,6 @@ async function planAroundSummary(
     const where = { firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
     return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
-  const pinnedCount = coveredFrom > lead ? 1 : 0;
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
   return { plan, exchanges };
 }

@@ -34,9 +34,13 @@ function toStoredMessage(
 
 /** Where a stored message lies among visible segments: the segment's index and the seq. */
 function segmentPosition(segments: readonly SeqSegment[], position: MessagePosition): { segment: number; seq: number } | undefined {
-  const { id } = parseAgentId(position.agentId);
-  const segment = segments.findIndex((candidate) => candidate.agentId === id && position.seq >= candidate.fromSeq && position.seq <= candidate.toSeq);
+  const segment = segmentIndex(segments, parseAgentId(position.agentId).id, position.seq);
   return segment === -1 ? undefined : { segment, seq: position.seq };
+}
+
+/** The index of the segment holding seq `seq` of agent `id` (the agent's own id, not the public one), or −1. */
+function segmentIndex(segments: readonly SeqSegment[], id: string, seq: number): number {
+  return segments.findIndex((segment) => segment.agentId === id && seq >= segment.fromSeq && seq <= segment.toSeq);
 }
 
 /** The agent's row, or `UNKNOWN_AGENT`. */
@@ -422,7 +426,9 @@ export class HistoryStore {
       ]);
       const toolParts = new Map<number, OutlinedToolPart[]>();
       for (const [seq, partIndex, type, toolCallId, toolName] of JSON.parse(parts.rows[0]?.rows ?? '[]') as [number, number, OutlinedToolPart['type'], string, string][]) {
-        toolParts.set(seq, [...(toolParts.get(seq) ?? []), { partIndex, type, toolCallId, toolName }]);
+        const ofMessage = toolParts.get(seq) ?? [];
+        ofMessage.push({ partIndex, type, toolCallId, toolName });
+        toolParts.set(seq, ofMessage);
       }
       const publicId = formatAgentId({ rootId: key.rootId, id: segment.agentId });
       type Row = [number, MessageOutline['role'], number | null, string | null, string | null, boolean | null, string, string | null];
@@ -457,9 +463,7 @@ export class HistoryStore {
       .execute();
     if (rows.length === 0) return new Set();
     const { segments } = await this.#visiblePath(key, agentId);
-    const visible = (row: { agent_id: string; seq: number }) =>
-      segments.some((segment) => segment.agentId === row.agent_id && row.seq >= segment.fromSeq && row.seq <= segment.toSeq);
-    return new Set(rows.filter(visible).map((row) => row.tool_call_id));
+    return new Set(rows.filter((row) => segmentIndex(segments, row.agent_id, row.seq) !== -1).map((row) => row.tool_call_id));
   }
 
   /** Rows of one agent of a tree, every column a stored message needs. */

@@ -1,12 +1,11 @@
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
-import { agentSettings } from '../../conversation/agent-settings.js';
 import { openConversation } from '../../conversation/conversation.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { formatNumber } from '../render/format-number.js';
-import { print, type StoreCommandFlags } from './store-commands.js';
+import { agentTarget, print, type StoreCommandFlags } from './store-commands.js';
 
 /** Flags of `compact`. */
 export interface CompactFlags extends StoreCommandFlags {
@@ -24,10 +23,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     throw new SlidingContextError('INVALID_INPUT', `--summarizer ${name} is not available: only "digest" is built so far.`);
   }
   await withCliStore(io, flags, async (store) => {
-    const meta = await store.agentMeta(agentId);
-    const provider = typeof meta.provider === 'string' ? meta.provider : 'openai';
-    const model = typeof meta.model === 'string' ? meta.model : 'gpt-4o';
-    const settings = agentSettings(meta, {});
+    const { provider, model, settings } = await agentTarget(io, store, agentId, {});
     const counter = await loadCliCounter(io, provider, model);
     const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer: digestSummarizer() } });
     const result = await conversation.compact({ dryRun: flags.dryRun === true });

@@ -40,7 +40,7 @@ export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Pro
 }
 
 /** The model an agent is counted for (the flags', else the one it was stored for) and its settings. */
-async function agentTarget(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
+export async function agentTarget(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
   const meta = await store.agentMeta(agentId);
   const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : 'openai');
   const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : 'gpt-4o');
