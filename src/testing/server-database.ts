@@ -13,6 +13,13 @@ export async function createServerDatabase(serverUrl: string, purpose: string): 
   return {
     url: url.toString(),
     drop: async () => {
+      // Closed clients may still be on their way out: give their backends a moment to exit, since
+      // forcing the drop on a backend that is ending sends its client an error nobody listens for.
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const { rows } = await admin.query<{ connections: string }>('select count(*) as connections from pg_stat_activity where datname = $1', [name]);
+        if (Number(rows[0]?.connections) === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },
