@@ -89,3 +89,20 @@ export { activeSummary, isSummaryMessage, type StoredSummary, type SummaryData, 
 export { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold, shouldCondense } from './condense/condense-threshold.js';
 export { DEFAULT_BUFFER_FRACTION, DEFAULT_RESERVED_OUTPUT_TOKENS, type ModelBudget, type ModelBudgetOverrides, modelBudget } from './window/model-budget.js';
 export type { CompactResult, CondenseOptions, ConversationEvent, ConversationListener } from './conversation/conversation.js';
+export type { SendOptions } from './conversation/conversation.js';
+export {
+  type ClearToolOutputsPolicy,
+  DEFAULT_FRACTION,
+  DEFAULT_KEPT_TOOL_OUTPUTS,
+  DEFAULT_MINIMUM_CLEARED_TOKENS,
+  DEFAULT_RETENTION_WINDOW,
+  type FractionPolicy,
+  type SequencePolicy,
+  validateWindowPolicy,
+  WINDOW_POLICY_NAMES,
+  type WindowPolicy,
+} from './window/window-policy.js';
+export { type ClearedToolOutput, clearedOutputText, clearToolOutputs, type ClearToolOutputsInput } from './window/clear-tool-outputs.js';
+export { type CompressibleRun, findCompressibleRun, sequenceThresholdFires } from './window/sequence-policy.js';
+export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './condense/llm-summarizer.js';
+export { type ContextOverflow, contextOverflowOf } from './providers/context-overflow.js';

@@ -16,7 +16,7 @@ export async function runCli(
     readText: (path) => {
       const text = options.files?.[path];
       return text === undefined
-        ? Promise.reject(new Error(`ENOENT: no such file or directory, open '${path}'`))
+        ? Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' }))
         : Promise.resolve(text);
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),

@@ -7,12 +7,16 @@ import type { CompactFlags } from './commands/compact-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
 import type { WindowCommandOptions } from './commands/window-command.js';
+import { applyCliSettings, loadCliConfig } from './cli-config.js';
+import { WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 
 // Each command's module is loaded when the command runs: a command pays only for what it uses.
 const windowCommand = () => import('./commands/window-command.js');
 const countCommand = () => import('./commands/count-command.js');
 const storeCommands = () => import('./commands/store-commands.js');
 const importCommand = () => import('./commands/import-command.js');
+
+const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
 export function createProgram(io: CliIo): Command {
@@ -25,7 +29,11 @@ export function createProgram(io: CliIo): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    // Flags win over env vars, which win over sliding-context.config.json (or package.json "slidingContext").
+    .hook('preAction', async (_, command) => {
+      applyCliSettings(command, await loadCliConfig(io), io.env);
+    });
 
   program
     .command('window')
@@ -36,9 +44,10 @@ export function createProgram(io: CliIo): Command {
     )
     .option(
       '--budget <tokens>',
-      'token budget; 0 disables windowing (default: $SLIDING_CONTEXT_TOKENS, else 100000)',
+      'token budget, or "model" for the model\'s window less output and a 10% buffer; 0 disables windowing (default: $SLIDING_CONTEXT_TOKENS, else 100000)',
     )
     .option('--pin-first', 'keep the first exchange (usually the task) in every window')
+    .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', `provider the request is for (default: from the body's format, else ${DEFAULT_PROVIDER})`)
     .option('--model <name>', `model the request is for (default: the body's model, else ${DEFAULT_MODEL})`)
     .option('--format <format>', `input format: auto (default), ${wireFormats.join(', ')}`)
@@ -98,7 +107,8 @@ export function createProgram(io: CliIo): Command {
 
   storeCommand('history', 'Show an agent\'s exchanges out of and in the window, with the context rule.', 'sliding-context history <agent-id> --budget 50000')
     .argument('<agent>', 'agent id')
-    .option('--budget <tokens>', 'token budget (default: the agent\'s)')
+    .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s)')
+    .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', 'provider to count for (default: the agent\'s)')
     .option('--model <name>', 'model to count for (default: the agent\'s)')
     .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
@@ -107,7 +117,11 @@ export function createProgram(io: CliIo): Command {
 
   storeCommand('compact', 'Condense an agent\'s history into the pinned summary, shown before it replaces anything.', 'sliding-context compact <agent-id> --dry-run')
     .argument('<agent>', 'agent id')
-    .option('--summarizer <name>', 'digest (the default, no model)', 'digest')
+    .option('--summarizer <name>', 'digest (no model) or llm (asks --summarizer-provider)', 'digest')
+    .option('--summarizer-provider <name>', 'openai (also any OpenAI-compatible --base-url) or anthropic; key from OPENAI_API_KEY or ANTHROPIC_API_KEY', 'openai')
+    .option('--summarizer-model <name>', 'the summarizer\'s own model (default: gpt-4o-mini, or claude-haiku-4-5)')
+    .option('--base-url <url>', 'an OpenAI-compatible server for the summarizer (llama.cpp, vLLM, Ollama)')
+    .option('--policy <name>', POLICY_HELP)
     .option('--dry-run', 'show the summary and change nothing')
     .action(async (agent: string, options: CompactFlags) => {
       const { runCompactCommand } = await import('./commands/compact-command.js');

@@ -1,5 +1,6 @@
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailureReason } from '../condense/summary-failure.js';
+import type { ClearedToolOutput } from '../window/clear-tool-outputs.js';
 
 /** What a {@link Conversation} tells its listeners, with the request's tokens before and after. */
 export type ConversationEvent =
@@ -20,6 +21,23 @@ export type ConversationEvent =
     readonly tokensBefore: number;
     readonly tokensAfter: number;
     readonly cost: SummaryCost;
+  }
+  | {
+    readonly type: 'tool-outputs-cleared';
+    readonly outputs: readonly ClearedToolOutput[];
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
+  }
+  | {
+    readonly type: 'overflow-retried';
+    /** 1 for the first retry. */
+    readonly attempt: number;
+    /** The provider's count of the refused request and its limit, when it said. */
+    readonly providerTokens: number | undefined;
+    readonly limit: number | undefined;
+    /** Our count of the refused request, and of the one retried. */
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
   };
 
 /** A listener for {@link ConversationEvent}s. */

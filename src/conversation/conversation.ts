@@ -14,10 +14,17 @@ import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import type { CountableRequest, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { UsageCalibration } from '../tokens/usage-calibration.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
+import type { WindowPolicy } from '../window/window-policy.js';
+import { modelBudget, type ModelBudgetOverrides } from '../window/model-budget.js';
+import { resolveModel } from '../tokens/model-catalog.js';
+import { findCompressibleRun } from '../window/sequence-policy.js';
+import { contextOverflowOf } from '../providers/context-overflow.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { type AgentSettings, agentSettings, newAgentMeta } from './agent-settings.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
+import { loadEventSpans } from './event-spans.js';
 import { type ExchangeHistory, planHistoryView } from './exchange-history.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
@@ -34,6 +41,12 @@ export interface OpenConversationOptions {
   readonly counter: TokenCounter;
   /** Default: what the agent was created with, else 100,000. 0 disables windowing. */
   readonly budgetTokens?: number | undefined;
+  /**
+   * Without `budgetTokens`, derive the budget from the model: its context window less a buffer
+   * (10%) and its reserved output, from the catalog with these overrides (seed 002). The condense
+   * threshold is then a percentage of the model's context window.
+   */
+  readonly modelBudget?: ModelBudgetOverrides | true | undefined;
   readonly system?: string | undefined;
   readonly tools?: readonly ToolDefinition[] | undefined;
   readonly pinFirstExchange?: boolean | undefined;
@@ -41,6 +54,14 @@ export interface OpenConversationOptions {
   readonly format?: WireFormat | undefined;
   /** Condense what the window evicts into a pinned summary; without it, eviction is plain. */
   readonly condense?: CondenseOptions | undefined;
+  /** How the window chooses what to evict (default `budget`); see {@link WindowPolicy}. */
+  readonly policy?: WindowPolicy | undefined;
+}
+
+/** Options of {@link Conversation.send}. */
+export interface SendOptions {
+  /** Retries after the provider answers that the request is too long (default 3). */
+  readonly maxRetries?: number | undefined;
 }
 
 /** How a conversation condenses; see {@link Conversation.compact}. */
@@ -69,6 +90,8 @@ export interface CompactResult {
   readonly tokensAfter: number;
   /** Null when the summary was used, else why the window fell back to eviction. */
   readonly fallback: SummaryFailureReason | null;
+  /** What went wrong, in one sentence, when a fallback was taken. */
+  readonly fallbackDetail: string | null;
 }
 
 /** The report `request()` gives with the body. */
@@ -111,8 +134,11 @@ export class Conversation {
   /** The summary in force, if any: the window holds it pinned after the system messages. */
   #summary: StoredSummary | undefined;
   #listeners = new Set<ConversationListener>();
+  #recordSpan: (event: ConversationEvent) => void = () => undefined;
   /** Summaries tried since the last turn ended. */
   #passesThisTurn = 0;
+  /** The most tokens a request may take, learned from a provider's overflow answer. */
+  #overflowCeiling: number | undefined;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -126,11 +152,17 @@ export class Conversation {
   }
 
   /** Opens (or creates) an agent's conversation and loads its window. */
-  static async open(options: OpenConversationOptions): Promise<Conversation> {
+  static async open(given: OpenConversationOptions): Promise<Conversation> {
+    const derived = given.modelBudget && given.budgetTokens === undefined
+      ? modelBudget(resolveModel(given.provider, given.model), given.modelBudget === true ? {} : given.modelBudget)
+      : undefined;
+    const condense = given.condense && derived ? { contextWindowTokens: derived.contextWindowTokens, ...given.condense } : given.condense;
+    const options = derived ? { ...given, budgetTokens: derived.allowedTokens, condense } : given;
     const target = { provider: options.provider, model: options.model };
     const preamble = () => options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
     const agentId = options.agentId ?? (await options.store.createAgent(newAgentMeta(target, options, preamble())));
     const conversation = new Conversation(agentId, options, agentSettings(await options.store.agentMeta(agentId), options));
+    conversation.#recordSpan = await loadEventSpans();
     await conversation.#load();
     return conversation;
   }
@@ -144,7 +176,9 @@ export class Conversation {
     const budget = this.#settings.budgetTokens;
     const key = countTargetKey(this.#target);
     const summary = await activeSummary(this.#options.store, this.agentId);
-    for (let minTokens = budget === 0 ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
+    // These policies choose over every exchange, so the window needs the whole visible history.
+    const whole = budget === 0 || this.#policy.name === 'fraction' || this.#policy.name === 'sequence';
+    for (let minTokens = whole ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
       const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange, after: summary?.last });
       // The summary goes after the leading system messages, before any pinned first exchange.
       const leading = read.head.findIndex((entry) => entry.message.role !== 'system');
@@ -166,10 +200,19 @@ export class Conversation {
     }
   }
 
-  /** The budget less the margin reported usage asks for (0 stays 0: windowing disabled). */
+  get #policy(): WindowPolicy {
+    return this.#options.policy ?? { name: 'budget' };
+  }
+
+  /**
+   * The budget less the margin reported usage asks for (0 stays 0: windowing disabled), and
+   * never above what a provider's overflow answer showed fits.
+   */
   get #workingBudget(): number {
     const budget = this.#settings.budgetTokens;
-    return budget === 0 ? 0 : Math.max(1, budget - this.#usageMargin);
+    const working = budget === 0 ? 0 : Math.max(1, budget - this.#usageMargin);
+    if (this.#overflowCeiling === undefined) return working;
+    return working === 0 ? this.#overflowCeiling : Math.min(working, this.#overflowCeiling);
   }
 
   #newState(counter: TokenCounter): WindowState {
@@ -180,6 +223,12 @@ export class Conversation {
       tools: this.#settings.tools,
       budgetTokens: this.#workingBudget,
       pinFirstExchange: this.#settings.pinFirstExchange,
+      policy: this.#policy,
+      storedAs: (index) => {
+        const position = this.#positions[index];
+        if (!position) return 'the summary';
+        return position.agentId === this.agentId ? `message ${position.seq}` : `message ${position.seq} of agent ${position.agentId}`;
+      },
     });
   }
 
@@ -257,9 +306,52 @@ export class Conversation {
       plan = this.#state.plan();
       calibrated = this.#calibrated(plan);
     }
+    if (plan.overBudget && plan.clearedToolOutputs.length === 0 && this.#overflowCeiling !== undefined) {
+      // A provider refused a request this long: old tool outputs go even when the policy keeps them.
+      plan = this.#state.plan({ clearToolOutputs: { name: 'clear-tool-outputs' } });
+      calibrated = this.#calibrated(plan);
+    }
+    if (plan.clearedToolOutputs.length > 0) {
+      this.#emit({ type: 'tool-outputs-cleared', outputs: plan.clearedToolOutputs, tokensBefore: plan.totalTokens + plan.clearedTokens, tokensAfter: plan.totalTokens });
+    }
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
     const request = buildRequest(format, { model: this.#options.model, system: this.#settings.system, tools: this.#settings.tools, messages: plan.messages });
     return { request, report: { ...plan, calibrated, partial: this.#partial } };
+  }
+
+  /**
+   * Builds the request and hands it to `call` (which sends it to the provider). When the provider
+   * answers that the request is too long, the window is cut to what the answer shows fits (old
+   * tool outputs of an exchange too long on its own are cleared) and the request is sent again,
+   * up to `maxRetries` times; then it fails with `CONTEXT_OVERFLOW`, naming the tokens and the
+   * limit. Any other error is thrown as it is.
+   */
+  async send<T>(call: (request: unknown, report: ConversationReport) => Promise<T>, options: SendOptions = {}): Promise<T> {
+    const maxRetries = options.maxRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      const { request, report } = await this.request();
+      try {
+        return await call(request, report);
+      } catch (error) {
+        const overflow = contextOverflowOf(error);
+        if (!overflow) throw error;
+        const sent = report.calibrated.tokens;
+        const limit = overflow.limit === undefined ? '' : ` against a limit of ${overflow.limit}`;
+        const counted = overflow.tokens === undefined ? '' : ` (${overflow.tokens} as the provider counted them)`;
+        const refuse = (why: string) =>
+          new SlidingContextError('CONTEXT_OVERFLOW', `The provider refused the request as too long: ${sent} tokens sent${counted}${limit}; ${why}.`, { cause: error });
+        if (attempt >= maxRetries) throw refuse(`gave up after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'}`);
+        // Scale our count by the provider's, with a 2% margin; without figures, cut a fifth.
+        const ratio = overflow.tokens !== undefined && overflow.limit !== undefined && overflow.tokens > 0 ? (0.98 * overflow.limit) / overflow.tokens : 0.8;
+        const ceiling = Math.max(1, Math.floor(sent * Math.min(ratio, 0.98)));
+        this.#overflowCeiling = Math.min(this.#overflowCeiling ?? ceiling, ceiling);
+        this.#state.setBudgetTokens(this.#workingBudget);
+        await this.#prune('overflow');
+        const after = this.#state.plan({ clearToolOutputs: { name: 'clear-tool-outputs' } }).totalTokens;
+        if (after >= sent) throw refuse('nothing more can be evicted or cleared');
+        this.#emit({ type: 'overflow-retried', attempt: attempt + 1, providerTokens: overflow.tokens, limit: overflow.limit, tokensBefore: sent, tokensAfter: after });
+      }
+    }
   }
 
   #calibrated(plan: WindowPlan): TokenCount {
@@ -331,13 +423,17 @@ export class Conversation {
     return result;
   }
 
-  /** Listens to evictions and summaries; returns a function that stops listening. */
+  /**
+   * Listens to evictions, summaries, cleared tool outputs and overflow retries; returns a
+   * function that stops listening. With `@opentelemetry/api` installed, each event is also a span.
+   */
   on(listener: ConversationListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
   #emit(event: ConversationEvent): void {
+    this.#recordSpan(event);
     for (const listener of this.#listeners) listener(event);
   }
 
@@ -349,7 +445,7 @@ export class Conversation {
     const result = await this.#condense('all', options.dryRun === true);
     if (result) return result;
     const tokens = this.#state.plan().totalTokens;
-    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null };
+    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null };
   }
 
   /**
@@ -367,11 +463,18 @@ export class Conversation {
     const contextWindow = this.#condenseWindow;
     const last = plan.exchanges.length - 1;
     const chosen = plan.exchanges.filter((exchange) => !exchange.pinned && !exchange.inWindow && exchange.index < last);
+    const policy = this.#policy;
+    if (select === 'due' && policy.name === 'sequence' && chosen.length > 0) {
+      // A threshold fired: the whole run outside the retention window is condensed (seed 003).
+      const kept = plan.exchanges.filter((exchange) => exchange.inWindow && !exchange.pinned);
+      const run = findCompressibleRun(kept, (plan.exchanges.at(-1)?.lastMessage ?? -1) + 1, policy.retentionWindow);
+      if (run) chosen.push(...plan.exchanges.slice(run.firstExchange, run.lastExchange + 1));
+    }
     if (select === 'all' || this.#thresholdReached(tokensBefore)) {
       const target = select === 'all' ? 0 : (options?.targetShare ?? 0.5) * contextWindow;
-      let tokens = tokensBefore;
+      let tokens = tokensBefore - chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
       for (const exchange of plan.exchanges) {
-        if (exchange.pinned || !exchange.inWindow || exchange.index === last) continue;
+        if (exchange.pinned || !exchange.inWindow || exchange.index === last || chosen.includes(exchange)) continue;
         if (tokens <= target) break;
         chosen.push(exchange);
         tokens -= exchange.tokens;
@@ -380,7 +483,7 @@ export class Conversation {
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
       this.#emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason };
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -436,7 +539,8 @@ export class Conversation {
         this.#emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: this.#state.totalTokens, cost: result.cost });
       }
     }
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: dryRun ? tokensAfter : this.#state.totalTokens, fallback: null };
+    const after = dryRun ? tokensAfter : this.#state.totalTokens;
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null };
   }
 
   /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */
@@ -486,6 +590,7 @@ export class Conversation {
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */
   async history(): Promise<ExchangeHistory[]> {
     const { exchanges } = await planHistoryView({
+      policy: this.#policy,
       ...this.#target,
       preambleCount: this.#options.counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools }),
       store: this.#options.store,

@@ -1,4 +1,4 @@
-import { activeSummary, summaryMessage } from '../condense/stored-summary.js';
+import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
 import { describeExchange } from '../exchange/describe-exchange.js';
 import { detectExchanges } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
@@ -8,6 +8,7 @@ import { countTargetKey, type HistoryStore, type MessageOutline } from '../store
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { planWindow } from '../window/plan-window.js';
+import { pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
 import type { WindowPlan } from '../window/window-plan.js';
 
 /** An exchange as the `/history` view shows it. */
@@ -41,10 +42,18 @@ export interface StoredHistoryOptions {
   readonly system?: string | undefined;
   readonly tools?: readonly ToolDefinition[] | undefined;
   readonly pinFirstExchange?: boolean | undefined;
+  readonly policy?: WindowPolicy | undefined;
   /** The preamble's count, when it is known without a counter. */
   readonly preambleCount?: TokenCount | undefined;
   /** Called only when some count is not stored for this model. */
   readonly loadCounter: () => Promise<TokenCounter>;
+}
+
+/** A planned history: the plan, every exchange, and the summary in force. */
+export interface PlannedHistory {
+  readonly plan: WindowPlan;
+  readonly exchanges: ExchangeHistory[];
+  readonly summary: StoredSummary | undefined;
 }
 
 /**
@@ -53,7 +62,7 @@ export interface StoredHistoryOptions {
  * counted when it was written is planned without loading a tokenizer; the cutoff is the one a
  * conversation computes from the same budget and messages.
  */
-export async function planStoredHistory(options: StoredHistoryOptions): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[]; messages: ModelMessage[] }> {
+export async function planStoredHistory(options: StoredHistoryOptions): Promise<PlannedHistory & { messages: ModelMessage[] }> {
   const visible = applyEventsTo(await options.store.history(options.agentId), (entry) => entry.message);
   const messages = visible.map((entry) => entry.message as ModelMessage);
   const target = countTargetKey(options);
@@ -77,7 +86,7 @@ async function planAroundSummary(
   positions: readonly Placed[],
   known: Map<ModelMessage, TokenCount>,
   needsCounter: boolean,
-): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[] }> {
+): Promise<PlannedHistory> {
   const summary = await activeSummary(options.store, options.agentId);
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const end = summary ? positions.findIndex(isEnd) : -1;
@@ -91,7 +100,7 @@ async function planAroundSummary(
   if (summary && end !== -1) {
     const first = detectExchanges(messages)[0];
     const lead = first?.firstMessage ?? messages.length;
-    coveredFrom = options.pinFirstExchange === true && first ? first.lastMessage + 1 : lead;
+    coveredFrom = pinsFirstExchange(options.policy ?? { name: 'budget' }, options.pinFirstExchange) && first ? first.lastMessage + 1 : lead;
     pinnedCount = coveredFrom > lead ? 1 : 0;
     coveredMessages = messages.slice(coveredFrom, end + 1);
     const pinnedSummary = summaryMessage(summary.data.text);
@@ -115,7 +124,7 @@ async function planAroundSummary(
     return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
-  return { plan, exchanges };
+  return { plan, exchanges, summary: end === -1 ? undefined : summary };
 }
 
 /**
@@ -124,7 +133,7 @@ async function planAroundSummary(
  * title, tool calls and results) without reading message bodies when every count is stored for
  * this model and every tool call is answered. Otherwise it reads the bodies.
  */
-export async function planHistoryView(options: StoredHistoryOptions): Promise<{ plan: WindowPlan; exchanges: ExchangeHistory[] }> {
+export async function planHistoryView(options: StoredHistoryOptions): Promise<PlannedHistory> {
   const target = countTargetKey(options);
   const outline = await options.store.outline(options.agentId);
   if (options.preambleCount !== undefined && outline.every((entry) => entry.count?.target === target)) {
@@ -134,8 +143,8 @@ export async function planHistoryView(options: StoredHistoryOptions): Promise<{ 
       return planAroundSummary(options, messages, outline, known, false);
     }
   }
-  const { plan, exchanges } = await planStoredHistory(options);
-  return { plan, exchanges };
+  const { plan, exchanges, summary } = await planStoredHistory(options);
+  return { plan, exchanges, summary };
 }
 
 /**

@@ -12,7 +12,8 @@ export type SlidingContextErrorCode =
   | 'BUDGET_INVALID'
   | 'STORE_LOCKED'
   | 'STALE_WINDOW'
-  | 'UNKNOWN_AGENT';
+  | 'UNKNOWN_AGENT'
+  | 'CONTEXT_OVERFLOW';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

@@ -28,6 +28,7 @@ export interface PlanInput {
   readonly pinFirstExchange: boolean;
   /** Index of the first non-pinned exchange in the window; `exchanges.length` when none is. */
   readonly firstInWindow: number;
+  readonly policy: string;
 }
 
 /** Writes out the plan: totals, the exchange table, the cutoff and the messages to send. */
@@ -87,5 +88,8 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     cutoffMessage: cutoffExchange ? cutoffExchange.firstMessage : null,
     messages: windowMessages,
     syntheticResults,
+    policy: input.policy,
+    clearedToolOutputs: [],
+    clearedTokens: 0,
   };
 }

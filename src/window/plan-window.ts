@@ -7,7 +7,10 @@ import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
+import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
+import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
+import { pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** What to plan a window over. */
 export interface PlanWindowOptions {
@@ -22,12 +25,15 @@ export interface PlanWindowOptions {
   readonly model?: string | undefined;
   /** Keep the first exchange (usually the task) in every window. */
   readonly pinFirstExchange?: boolean | undefined;
+  /** How exchanges are chosen for eviction (default `budget`). */
+  readonly policy?: WindowPolicy | undefined;
 }
 
 /**
  * Plans the window: evicts the oldest whole exchanges until the request's tokens are at or below
- * the budget. The preamble, and the first exchange when pinned, always stay; so does the latest
- * exchange, even alone over budget, which the plan then reports as `overBudget`.
+ * the budget (other policies may evict more, see {@link WindowPolicy}). The preamble, and the
+ * first exchange when pinned, always stay; so does the latest exchange, even alone over budget,
+ * which the plan then reports as `overBudget`.
  */
 export function planWindow(options: PlanWindowOptions): WindowPlan {
   const provider = options.provider ?? DEFAULT_PROVIDER;
@@ -59,21 +65,20 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     system: options.system,
     tools: options.tools,
   });
-  const pinFirstExchange = options.pinFirstExchange === true;
+  const policy = options.policy ?? { name: 'budget' };
+  const pinFirstExchange = pinsFirstExchange(policy, options.pinFirstExchange);
   const firstUnpinned = pinFirstExchange ? 1 : 0;
+  const pinned = pinFirstExchange ? exchanges[0] : undefined;
+  const messagesOf = (exchange: ExchangeAccount) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groups.length;
+  const firstInWindow = chooseCut(policy, {
+    exchanges: exchanges.map((exchange) => ({ tokens: exchange.tokens, messages: messagesOf(exchange) })).slice(firstUnpinned),
+    fixedTokens: sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens + (pinned?.tokens ?? 0),
+    fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0),
+    fixedExchanges: firstUnpinned,
+    budgetTokens,
+  }) + firstUnpinned;
 
-  let total = sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens;
-  if (pinFirstExchange) total += exchanges[0]?.tokens ?? 0;
-  let firstInWindow = exchanges.length;
-  for (let index = exchanges.length - 1; index >= firstUnpinned; index--) {
-    const tokens = (exchanges[index] as ExchangeAccount).tokens;
-    const isLatest = index === exchanges.length - 1;
-    if (!isLatest && budgetTokens > 0 && total + tokens > budgetTokens) break;
-    total += tokens;
-    firstInWindow = index;
-  }
-
-  return assembleWindowPlan({
+  const plan = assembleWindowPlan({
     provider,
     model,
     budgetTokens,
@@ -83,6 +88,14 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     preambleMessages,
     exchanges,
     pinFirstExchange,
-    firstInWindow: Math.max(firstInWindow, firstUnpinned),
+    firstInWindow,
+    policy: policy.name,
+  });
+  if (policy.name !== 'clear-tool-outputs') return plan;
+  const positions = new Map(messages.map((message, index) => [message, index]));
+  return clearOverBudgetToolOutputs(plan, {
+    policy,
+    countMessage: (message) => counter.countMessage({ ...target, message }).tokens,
+    storedAs: (message) => `message ${positions.get(message) ?? '?'}`,
   });
 }

@@ -1,4 +1,5 @@
 import type { ModelMessage } from '../message/message.js';
+import type { ClearedToolOutput } from './clear-tool-outputs.js';
 
 /** An exchange as the plan sees it. Message indices point into the conversation after events. */
 export interface PlannedExchange {
@@ -48,4 +49,10 @@ export interface WindowPlan {
   /** The window's messages, ready to send: leading system messages, then whole exchanges. */
   readonly messages: readonly ModelMessage[];
   readonly syntheticResults: readonly SyntheticResult[];
+  /** The policy that chose the window. */
+  readonly policy: string;
+  /** Tool outputs the `clear-tool-outputs` policy replaced with a placeholder in `messages`. */
+  readonly clearedToolOutputs: readonly ClearedToolOutput[];
+  /** Tokens the cleared outputs no longer take. */
+  readonly clearedTokens: number;
 }

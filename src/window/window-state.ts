@@ -12,7 +12,10 @@ import {
 import { assembleWindowPlan } from './_assemble-window-plan.js';
 import { buildAbortedResultMessage, groupByCallMessage, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
+import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
+import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
+import { type ClearToolOutputsPolicy, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
 export interface WindowStateOptions {
@@ -23,6 +26,10 @@ export interface WindowStateOptions {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly pinFirstExchange?: boolean | undefined;
+  /** How exchanges are chosen for eviction (default `budget`). */
+  readonly policy?: WindowPolicy | undefined;
+  /** Where the message at an index of this state is stored, for cleared-output placeholders. */
+  readonly storedAs?: ((messageIndex: number) => string) | undefined;
 }
 
 /** What a prune changed. Exchange indices point into the conversation after events. */
@@ -86,8 +93,12 @@ export class WindowState {
     this.#firstInWindow = this.#firstUnpinned;
   }
 
+  get #policy(): WindowPolicy {
+    return this.#options.policy ?? { name: 'budget' };
+  }
+
   get #firstUnpinned(): number {
-    return this.#options.pinFirstExchange === true ? 1 : 0;
+    return pinsFirstExchange(this.#policy, this.#options.pinFirstExchange) ? 1 : 0;
   }
 
   /** Tokens of the request the window builds now (before any pending prune). */
@@ -121,19 +132,25 @@ export class WindowState {
     return this;
   }
 
-  /** Evicts the oldest exchanges until within budget, or brings evicted ones back if they fit. */
+  /**
+   * Evicts the oldest exchanges until within budget, or brings evicted ones back if they fit.
+   * The `fraction` and `sequence` policies choose again over every exchange held, in time
+   * proportional to them; the budget does it in time proportional to the change.
+   */
   prune(): PruneResult {
     const evicted: number[] = [];
     const readmitted: number[] = [];
     const last = this.#exchanges.length - 1;
     const budget = this.#budgetTokens;
     const fits = (extra: number) => budget === 0 || this.totalTokens + extra <= budget;
+    const policy = this.#policy;
+    if (policy.name === 'fraction' || policy.name === 'sequence') this.#moveCut(this.#policyCut(policy), evicted, readmitted);
     while (this.#firstInWindow < last && !fits(0)) {
       this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       evicted.push(this.#firstInWindow);
       this.#firstInWindow++;
     }
-    while (this.#firstInWindow > this.#firstUnpinned) {
+    while (policy.name !== 'fraction' && policy.name !== 'sequence' && this.#firstInWindow > this.#firstUnpinned) {
       const previous = this.#exchanges[this.#firstInWindow - 1] as ExchangeRecord;
       if (!fits(tokensOf(previous))) break;
       this.#windowTokens += tokensOf(previous);
@@ -151,6 +168,32 @@ export class WindowState {
     };
   }
 
+  /** The cut the policy chooses over every exchange held. */
+  #policyCut(policy: WindowPolicy): number {
+    const pinned = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
+    const messagesOf = (exchange: ExchangeRecord) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groupCounts.size;
+    return chooseCut(policy, {
+      exchanges: this.#exchanges.slice(this.#firstUnpinned).map((exchange) => ({ tokens: tokensOf(exchange), messages: messagesOf(exchange) })),
+      fixedTokens: this.#preambleTokens + (pinned ? tokensOf(pinned) : 0),
+      fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0),
+      fixedExchanges: this.#firstUnpinned,
+      budgetTokens: this.#budgetTokens,
+    }) + this.#firstUnpinned;
+  }
+
+  /** Moves the cut to `first`, noting the exchanges that left or came back. */
+  #moveCut(first: number, evicted: number[], readmitted: number[]): void {
+    while (this.#firstInWindow < first) {
+      this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      evicted.push(this.#firstInWindow++);
+    }
+    while (this.#firstInWindow > first) {
+      this.#firstInWindow--;
+      this.#windowTokens += tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      readmitted.push(this.#firstInWindow);
+    }
+  }
+
   /** First and last message index of an exchange, or undefined when there is no such exchange. */
   exchangeBounds(index: number): { readonly firstMessage: number; readonly lastMessage: number } | undefined {
     const exchange = this.#exchanges[index];
@@ -163,9 +206,12 @@ export class WindowState {
     return exchange ? this.#messages.slice(exchange.firstMessage, exchange.lastMessage + 1) : [];
   }
 
-  /** Writes out the current plan, as `planWindow` would for the same messages. */
-  plan(): WindowPlan {
-    return assembleWindowPlan({
+  /**
+   * Writes out the current plan, as `planWindow` would for the same messages. `clearToolOutputs`
+   * clears old tool outputs of an exchange over budget on its own whatever the policy.
+   */
+  plan(options: { readonly clearToolOutputs?: ClearToolOutputsPolicy | undefined } = {}): WindowPlan {
+    const plan = assembleWindowPlan({
       ...this.#target,
       budgetTokens: this.#budgetTokens,
       messages: this.#messages,
@@ -183,8 +229,18 @@ export class WindowState {
           tokens: tokensOf(exchange),
         };
       }),
-      pinFirstExchange: this.#options.pinFirstExchange === true,
+      pinFirstExchange: this.#firstUnpinned === 1,
       firstInWindow: Math.min(this.#firstInWindow, this.#exchanges.length),
+      policy: this.#policy.name,
+    });
+    const policy = this.#policy.name === 'clear-tool-outputs' ? this.#policy : options.clearToolOutputs;
+    if (!policy || !plan.overBudget) return plan;
+    const positions = new Map(this.#messages.map((message, index) => [message, index]));
+    const storedAs = this.#options.storedAs ?? ((index: number) => `message ${index}`);
+    return clearOverBudgetToolOutputs(plan, {
+      policy,
+      countMessage: (message) => this.#options.counter.countMessage({ ...this.#target, message }).tokens,
+      storedAs: (message) => storedAs(positions.get(message) ?? -1),
     });
   }
 

@@ -1,16 +1,46 @@
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
+import type { Summarizer } from '../../condense/summarizer.js';
 import { openConversation } from '../../conversation/conversation.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-config.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { formatNumber } from '../render/format-number.js';
-import { agentTarget, print, type StoreCommandFlags } from './store-commands.js';
+import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Flags of `compact`. */
-export interface CompactFlags extends StoreCommandFlags {
+export interface CompactFlags extends StoreCommandFlags, TargetFlags {
   readonly summarizer?: string | undefined;
+  readonly summarizerProvider?: string | undefined;
+  readonly summarizerModel?: string | undefined;
+  readonly baseUrl?: string | undefined;
   readonly dryRun?: boolean | undefined;
+}
+
+const SUMMARIZER_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
+
+/** The summarizer the flags name; `llm` builds its client from the key in the environment. */
+async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig): Promise<Summarizer> {
+  const name = flags.summarizer ?? 'digest';
+  if (name === 'digest') return digestSummarizer();
+  if (name !== 'llm') throw new SlidingContextError('INVALID_INPUT', `--summarizer: "${name}" is not a summarizer; use digest or llm.`);
+  const provider = flags.summarizerProvider ?? 'openai';
+  const model = flags.summarizerModel ?? SUMMARIZER_MODELS[provider];
+  if ((provider !== 'openai' && provider !== 'anthropic') || model === undefined) {
+    throw new SlidingContextError('INVALID_INPUT', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
+  }
+  const keyName = provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
+  const apiKey = io.env[keyName] ?? (flags.baseUrl ? 'not-needed' : undefined);
+  if (!apiKey) throw new SlidingContextError('INVALID_INPUT', `--summarizer llm needs ${keyName} (or --base-url for a local OpenAI-compatible server).`);
+  const { llmSummarizer } = await import('../../condense/llm-summarizer.js');
+  const { customCondensingPrompt } = config.condense ?? {};
+  if (provider === 'anthropic') {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    return llmSummarizer({ client: { provider, client: new Anthropic({ apiKey, baseURL: flags.baseUrl }) }, model, customCondensingPrompt });
+  }
+  const { default: OpenAI } = await import('openai');
+  return llmSummarizer({ client: { provider, client: new OpenAI({ apiKey, baseURL: flags.baseUrl }) }, model, customCondensingPrompt });
 }
 
 /**
@@ -18,17 +48,16 @@ export interface CompactFlags extends StoreCommandFlags {
  * and shows it. `--dry-run` shows the summary and changes nothing.
  */
 export async function runCompactCommand(agentId: string, flags: CompactFlags, io: CliIo): Promise<void> {
-  const name = flags.summarizer ?? 'digest';
-  if (name !== 'digest') {
-    throw new SlidingContextError('INVALID_INPUT', `--summarizer ${name} is not available: only "digest" is built so far.`);
-  }
+  const config = await loadCliConfig(io);
+  const summarizer = await summarizerFor(flags, io, config);
+  const thresholdPercent = cliCondenseThreshold(config, io);
   await withCliStore(io, flags, async (store) => {
-    const { provider, model, settings } = await agentTarget(io, store, agentId, {});
+    const { provider, model, settings } = await agentTarget(io, store, agentId, flags);
     const counter = await loadCliCounter(io, provider, model);
-    const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer: digestSummarizer() } });
+    const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer, thresholdPercent } });
     const result = await conversation.compact({ dryRun: flags.dryRun === true });
     const outcome = result.fallback
-      ? `No summary: ${result.fallback}; the window is unchanged.`
+      ? `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`
       : result.coveredExchanges === 0
         ? 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.'
         : `${flags.dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${result.coveredExchanges} exchanges: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startLoopbackServer } from '../../testing/loopback-server.js';
 import { runCli } from '../_test-cli.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'sliding-context-cli-store-'));
@@ -67,13 +68,32 @@ describe('the store commands', () => {
     expect((await runCli(['history', agentId, '--json', ...flags])).stdout).toBe(before);
     const done = await runCli(['compact', agentId, ...flags]);
     expect(done.stdout).toContain('The summary now covers 59 exchanges');
-    const history = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { totalTokens: number; exchanges: { inWindow: boolean; summarized: boolean }[] };
+    const history = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { totalTokens: number; exchanges: { inWindow: boolean; summarized: boolean }[]; summary: unknown };
     expect(history.exchanges.filter((exchange) => exchange.summarized)).toHaveLength(59);
+    expect(history.summary).toMatchObject({ summarizer: 'digest', coveredExchanges: 59, exchanges: { first: 0, last: 58 }, messages: { first: { seq: 1 } }, cost: { inputTokens: 0, outputTokens: 0 }, tokens: expect.any(Number) });
+    const view = (await runCli(['history', agentId, ...flags])).stdout;
+    expect(view).toMatch(/── context ──[^\n]*\n\nSummary \(digest\) of exchanges #0–#58, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:\n {2}Earlier in this conversation/);
+    expect(view).toMatch(/#58 .* summarized\n/);
     expect(history.exchanges.filter((exchange) => exchange.inWindow)).toHaveLength(1);
     const window = JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { totalTokens: number; request: unknown };
     expect(window.totalTokens).toBe(history.totalTokens);
     expect(JSON.stringify(window.request)).toContain('Earlier in this conversation');
-    await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('compact --summarizer llm asks the model behind --base-url, and names the missing key without one', async () => {
+    const flags = store('compact-llm');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
+    await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('OPENAI_API_KEY') });
+    const recorded = readFileSync(new URL('../../condense/__fixtures__/openai-summary.json', import.meta.url), 'utf8');
+    const server = await startLoopbackServer(() => JSON.parse(recorded) as { status: number; body: unknown });
+    try {
+      const args = ['compact', agentId, '--summarizer', 'llm', '--summarizer-model', 'local-model', '--base-url', `${server.url}/v1`, '--dry-run', '--json', ...flags];
+      const result = JSON.parse((await runCli(args)).stdout) as { summary: string; fallback: null; coveredExchanges: number };
+      expect(result).toMatchObject({ summary: expect.stringContaining('integer cents'), fallback: null, coveredExchanges: 59 });
+      expect(server.received[0]).toMatchObject({ path: '/v1/chat/completions', body: { model: 'local-model' } });
+    } finally {
+      await server.close();
+    }
   });
 
   it('BEHAVIOUR 13: an imported provider body keeps its model, tools and system prompt, and the cutoff is the one a file gives', async () => {

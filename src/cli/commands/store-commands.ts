@@ -1,15 +1,17 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
-import { planHistoryView, planStoredHistory } from '../../conversation/exchange-history.js';
+import type { StoredSummary } from '../../condense/stored-summary.js';
+import { type ExchangeHistory, planHistoryView, planStoredHistory } from '../../conversation/exchange-history.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
-import { resolveBudgetTokens } from '../../window/budget-tokens.js';
+import { validateWindowPolicy } from '../../window/window-policy.js';
+import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { type StoreFlags, withCliStore } from '../open-cli-store.js';
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
-import { renderHistoryReport } from '../render/history-report.js';
+import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
 import { toWindowJson } from '../render/window-json.js';
 
 /** Flags shared by the store commands. */
@@ -22,6 +24,8 @@ export interface TargetFlags {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly budget?: string | undefined;
+  /** A policy name, or a policy object from the config file. */
+  readonly policy?: unknown;
 }
 
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
@@ -45,9 +49,9 @@ export async function agentTarget(io: CliIo, store: HistoryStore, agentId: strin
   const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : 'openai');
   const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : 'gpt-4o');
   // The agent's own budget unless one is given now.
-  const given = flags.budget !== undefined || io.env.SLIDING_CONTEXT_TOKENS !== undefined;
-  const budgetTokens = given ? resolveBudgetTokens({ budgetTokens: flags.budget, environmentValue: io.env.SLIDING_CONTEXT_TOKENS }) : undefined;
-  return { meta, provider, model, settings: agentSettings(meta, { budgetTokens }) };
+  const budgetTokens = await resolveCliBudget(io, flags.budget, { provider, model });
+  const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');
+  return { meta, provider, model, settings: { ...agentSettings(meta, { budgetTokens }), policy } };
 }
 
 /**
@@ -84,7 +88,7 @@ export async function runHistoryCommand(
 ): Promise<void> {
   await withCliStore(io, flags, async (store) => {
     // Drawn from the stored outline of each message: bodies are read only when it must be.
-    const { plan, exchanges } = await planHistoryView(await storedHistoryOptions(io, store, agentId, flags));
+    const { plan, exchanges, summary } = await planHistoryView(await storedHistoryOptions(io, store, agentId, flags));
     if (flags.json) {
       const json = toWindowJson(plan, 'neutral', undefined);
       // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
@@ -93,11 +97,26 @@ export async function runHistoryCommand(
         const exchange = summarized ? undefined : planned.shift();
         return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
       });
-      io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, request: undefined }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
       return;
     }
-    io.stdout.write(renderHistoryReport(agentId, plan, exchanges, new Date()));
+    io.stdout.write(renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges)));
   });
+}
+
+/** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
+function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
+  const covered = exchanges.filter((exchange) => exchange.summarized).map((exchange) => exchange.index);
+  return {
+    text: summary.data.text,
+    summarizer: summary.data.summarizer,
+    coveredExchanges: summary.data.coveredExchanges,
+    exchanges: covered.length > 0 ? { first: Math.min(...covered), last: Math.max(...covered) } : null,
+    messages: { first: summary.first, last: summary.last },
+    tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
+    cost: summary.data.cost,
+    createdAt: summary.createdAt,
+  };
 }
 
 /** `fork`, `clear`, `mark`, `rewind`: events in an agent's history. */

@@ -1,7 +1,8 @@
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { buildRequest, providerWireFormat } from '../../providers/wire-format.js';
-import { resolveBudgetTokens } from '../../window/budget-tokens.js';
+import { validateWindowPolicy } from '../../window/window-policy.js';
+import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { planWindow } from '../../window/plan-window.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
@@ -15,6 +16,8 @@ import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './st
 export interface WindowCommandOptions {
   readonly budget?: string | undefined;
   readonly pinFirst?: boolean | undefined;
+  /** A policy name, or a policy object from the config file. */
+  readonly policy?: unknown;
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly format?: string | undefined;
@@ -25,7 +28,7 @@ export interface WindowCommandOptions {
 
 /** `sliding-context window [file|-]`: plans the window of a conversation and reports it. */
 export async function runWindowCommand(file: string | undefined, options: WindowCommandOptions, io: CliIo): Promise<void> {
-  const budgetTokens = resolveBudgetTokens({ budgetTokens: options.budget, environmentValue: io.env.SLIDING_CONTEXT_TOKENS });
+  const policy = options.policy === undefined ? undefined : validateWindowPolicy(options.policy, '--policy');
   const format = parseFormatOption(options.format);
   const text = await readInputText(io, file);
   const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file, format);
@@ -36,6 +39,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
     messages = repaired.messages;
   }
   const target = resolveTarget(input, options);
+  const budgetTokens = await resolveCliBudget(io, options.budget, target);
   const counter = await loadCliCounter(io, target.provider, target.model);
   const plan = planWindow({
     system: input.system,
@@ -45,6 +49,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
     counter,
     ...target,
     pinFirstExchange: options.pinFirst === true,
+    policy,
   });
   const model = typeof input.options.model === 'string' ? input.options.model : target.model;
   const request = buildRequest(input.format, { model, system: input.system, tools: input.tools, messages: plan.messages, options: input.options });

@@ -1,15 +1,43 @@
 import type { ExchangeHistory } from '../../conversation/conversation.js';
+import type { SummaryCost } from '../../condense/summarizer.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
 import { clipText } from './format-exchange.js';
 import { formatNumber } from './format-number.js';
 
+/** The summary in force, as `history` shows it (and `history --json` prints it). */
+export interface SummaryView {
+  readonly text: string;
+  readonly summarizer: string;
+  readonly coveredExchanges: number;
+  /** Indices of the first and last exchange it covers in this view. */
+  readonly exchanges: { readonly first: number; readonly last: number } | null;
+  /** The stored messages it covers. */
+  readonly messages: { readonly first: { readonly agentId: string; readonly seq: number }; readonly last: { readonly agentId: string; readonly seq: number } };
+  readonly tokens: number | null;
+  readonly cost: SummaryCost;
+  readonly createdAt: Date;
+}
+
+function renderSummary(summary: SummaryView): string[] {
+  const range = summary.exchanges ? `exchanges #${summary.exchanges.first}–#${summary.exchanges.last}` : 'earlier exchanges';
+  const usd = summary.cost.usd ? `, $${summary.cost.usd.toFixed(4)}` : '';
+  const cost = `${formatNumber(summary.cost.inputTokens)} in / ${formatNumber(summary.cost.outputTokens)} out tokens${usd}`;
+  const size = summary.tokens === null ? '' : ` · ${formatNumber(summary.tokens)} tokens`;
+  return [
+    `Summary (${summary.summarizer}) of ${range}, messages ${summary.messages.first.seq}–${summary.messages.last.seq}${size} · cost ${cost}:`,
+    ...summary.text.split('\n').slice(0, 12).map((line) => `  ${clipText(line, 110)}`),
+    ...(summary.text.split('\n').length > 12 ? [`  … (${summary.text.split('\n').length - 12} more lines; history --json has it all)`] : []),
+    '',
+  ];
+}
+
 /**
  * The `/history` view: exchanges outside the window, the `── context ──` rule, the exchanges
  * inside, each with its title, tools, tokens and age.
  */
-export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges: readonly ExchangeHistory[], now: Date): string {
+export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges: readonly ExchangeHistory[], now: Date, summary?: SummaryView): string {
   const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
   const lines = [`sliding-context history ${agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
   const row = (exchange: ExchangeHistory) =>
@@ -19,11 +47,13 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
       clipText(exchange.tools.join(', '), 28).padEnd(28),
       `${formatNumber(exchange.tokens)} tokens`.padStart(14),
       exchange.pinned ? 'pinned' : formatAge(exchange.createdAt, now),
+      ...(exchange.summarized ? ['summarized'] : []),
     ].join('  ');
   const outside = exchanges.filter((exchange) => !exchange.inWindow);
   const inside = exchanges.filter((exchange) => exchange.inWindow);
   if (outside.length > 0) lines.push('Outside the window (kept in the history):', ...outside.map(row), '');
-  lines.push(renderContextRule(100), '', ...inside.map(row));
+  // The summary is sent: it sits after the rule, pinned before the exchanges in the window.
+  lines.push(renderContextRule(100), '', ...(summary ? renderSummary(summary) : []), ...inside.map(row));
   if (exchanges.length === 0) lines.push('(no exchanges yet)');
   lines.push(
     '',

@@ -18,6 +18,8 @@ export function toWindowJson(plan: WindowPlan, format: string, request: unknown)
     cutoffMessage: plan.cutoffMessage,
     exchanges: plan.exchanges,
     syntheticResults: plan.syntheticResults,
+    policy: plan.policy,
+    clearedToolOutputs: plan.clearedToolOutputs,
     messages: plan.messages,
     request,
   };

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { resolveModel } from '../tokens/model-catalog.js';
+import { runCli } from './_test-cli.js';
+import { cliCondenseThreshold } from './cli-config.js';
+
+const example = readFileSync(new URL('../../examples/coding-agent-session.json', import.meta.url), 'utf8');
+
+/** `window --json` on the example session, with the given config files, env and flags. */
+async function windowWith(files: Record<string, string>, env: Record<string, string> = {}, flags: string[] = []) {
+  const { stdout } = await runCli(['window', 'session.json', '--json', ...flags], { files: { 'session.json': example, ...files }, env });
+  return JSON.parse(stdout) as { budgetTokens: number; policy: string; model: string; exchanges: { inWindow: boolean }[] };
+}
+
+describe('CLI settings: sliding-context.config.json, then env vars, then flags', () => {
+  const config = { 'sliding-context.config.json': JSON.stringify({ budget: 30_000, policy: { name: 'fraction', fraction: 0.25 }, pinFirst: true }) };
+
+  it('takes the config file\'s settings when nothing else sets them', async () => {
+    const plan = await windowWith(config);
+    expect(plan).toMatchObject({ budgetTokens: 30_000, policy: 'fraction' });
+    expect(plan.exchanges[0]?.inWindow).toBe(true);
+  });
+
+  it('lets env vars win over the file, and flags over both', async () => {
+    expect(await windowWith(config, { SLIDING_CONTEXT_TOKENS: '20000', SLIDING_CONTEXT_POLICY: 'sequence' })).toMatchObject({ budgetTokens: 20_000, policy: 'sequence' });
+    expect(await windowWith(config, { SLIDING_CONTEXT_TOKENS: '20000' }, ['--budget', '10000', '--policy', 'budget'])).toMatchObject({ budgetTokens: 10_000, policy: 'budget' });
+  });
+
+  it('reads the "slidingContext" key of package.json when there is no config file', async () => {
+    const manifest = { 'package.json': JSON.stringify({ name: 'my-agent', slidingContext: { budget: 12_345 } }) };
+    expect(await windowWith(manifest)).toMatchObject({ budgetTokens: 12_345, policy: 'budget' });
+    expect(await windowWith({ 'package.json': JSON.stringify({ name: 'my-agent' }) })).toMatchObject({ budgetTokens: 100_000 });
+  });
+
+  it('derives the budget from the model with --budget model, with the file\'s overrides', async () => {
+    const model = resolveModel('openai', 'gpt-4o');
+    expect(model.known).toBe(true);
+    const derived = await windowWith({}, {}, ['--budget', 'model', '--provider', 'openai', '--model', 'gpt-4o']);
+    expect(derived.budgetTokens).toBe(Math.floor(model.contextWindowTokens * 0.9 - model.maxOutputTokens));
+    const overridden = await windowWith({ 'sliding-context.config.json': JSON.stringify({ budget: 'model', modelBudget: { contextWindowTokens: 128_000, reservedOutputTokens: 4096 } }) }, {}, ['--provider', 'openai', '--model', 'gpt-4o']);
+    expect(overridden.budgetTokens).toBe(111_104);
+  });
+
+  it.each([
+    [{ budget: -5 }, /sliding-context\.config\.json: budget: /],
+    [{ policy: 'halves' }, /sliding-context\.config\.json: policy: /],
+    [{ condense: { thresholdPercent: 150 } }, /sliding-context\.config\.json: condense\.thresholdPercent: /],
+    [{ bugdet: 1000 }, /sliding-context\.config\.json: \(top level\): .*bugdet/],
+  ])('refuses a bad config file, naming the field: %o', async (bad, message) => {
+    await expect(windowWith({ 'sliding-context.config.json': JSON.stringify(bad) })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(message) });
+  });
+
+  it('refuses a config file that is not JSON, and a policy flag that names no policy', async () => {
+    await expect(windowWith({ 'sliding-context.config.json': '{ budget: 1' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/sliding-context\.config\.json is not valid JSON/) });
+    await expect(windowWith({}, {}, ['--policy', 'halves'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/--policy\.name: .*budget, fraction, sequence, clear-tool-outputs/) });
+  });
+
+  it('resolves the condense threshold per profile: in range, −1 inherits, out of range warns and uses the global one', () => {
+    const config = { condense: { thresholdPercent: 70, profile: 'chat', profiles: { chat: { thresholdPercent: 80 }, code: { thresholdPercent: -1 }, wild: { thresholdPercent: 150 } } } };
+    let stderr = '';
+    const io = (profile?: string) => ({ env: profile ? { SLIDING_CONTEXT_PROFILE: profile } : {}, stderr: { write: (text: string) => (stderr += text) } });
+    expect(cliCondenseThreshold(config, io())).toBe(80);
+    expect(cliCondenseThreshold(config, io('code'))).toBe(70);
+    expect(stderr).toBe('');
+    expect(cliCondenseThreshold(config, io('wild'))).toBe(70);
+    expect(stderr).toMatch(/^warning: Condense threshold 150 for profile "wild" is outside 5–100/);
+    expect(cliCondenseThreshold({}, io())).toBe(75);
+  });
+});

@@ -1,0 +1,135 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold } from '../condense/condense-threshold.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { isRecord } from '../message/is-record.js';
+import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
+import type { CliIo } from './cli-io.js';
+
+/** The file the CLI reads its settings from, in the working directory. */
+export const CONFIG_FILE = 'sliding-context.config.json';
+
+const profileSchema = z.object({ thresholdPercent: z.number() }).strict();
+
+/** Settings of the CLI, as a config file holds them; flags and env vars win over them. */
+export const CLI_CONFIG_SCHEMA = z.object({
+  /** Tokens, or `"model"` for the model's window less reserved output and a buffer. */
+  budget: z.union([z.number().int().min(0), z.literal('model')]).optional(),
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  policy: z.union([z.enum(WINDOW_POLICY_NAMES), WINDOW_POLICY_SCHEMA]).optional(),
+  pinFirst: z.boolean().optional(),
+  dataDir: z.string().min(1).optional(),
+  databaseUrl: z.string().min(1).optional(),
+  modelBudget: z.object({
+    contextWindowTokens: z.number().int().positive().optional(),
+    reservedOutputTokens: z.number().int().min(0).optional(),
+    bufferFraction: z.number().min(0).lt(1).optional(),
+  }).strict().optional(),
+  condense: z.object({
+    summarizer: z.enum(['digest', 'llm']).optional(),
+    /** Global threshold, in percent of the context window. */
+    thresholdPercent: z.number().min(5).max(100).optional(),
+    /** The profile in force; its threshold overrides the global one (−1 inherits). */
+    profile: z.string().optional(),
+    profiles: z.record(z.string(), profileSchema).optional(),
+    summarizerProvider: z.enum(['openai', 'anthropic']).optional(),
+    summarizerModel: z.string().min(1).optional(),
+    baseUrl: z.url().optional(),
+    customCondensingPrompt: z.string().min(1).optional(),
+  }).strict().optional(),
+}).strict();
+
+export type CliConfig = z.infer<typeof CLI_CONFIG_SCHEMA>;
+
+function isMissing(error: unknown): boolean {
+  return isRecord(error) && error.code === 'ENOENT';
+}
+
+/** Checks settings read from `source`, naming the field of the first problem. */
+export function parseCliConfig(value: unknown, source: string): CliConfig {
+  const parsed = CLI_CONFIG_SCHEMA.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.length ? issue.path.join('.') : '(top level)';
+  throw new SlidingContextError('INVALID_INPUT', `${source}: ${field}: ${issue?.message ?? 'invalid'}.`);
+}
+
+function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new SlidingContextError('INVALID_INPUT', `${source} is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/**
+ * The CLI's settings file: `sliding-context.config.json` in the working directory, else the
+ * `slidingContext` key of its package.json, else none.
+ * @throws SlidingContextError `INVALID_INPUT`, naming the file and field
+ */
+export async function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
+  try {
+    return parseCliConfig(parseJson(await io.readText(CONFIG_FILE), CONFIG_FILE), CONFIG_FILE);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  try {
+    const manifest = parseJson(await io.readText('package.json'), 'package.json');
+    if (isRecord(manifest) && manifest.slidingContext !== undefined) return parseCliConfig(manifest.slidingContext, 'package.json "slidingContext"');
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  return {};
+}
+
+/**
+ * The condense threshold the config gives: the profile's (from `SLIDING_CONTEXT_PROFILE`, else
+ * `condense.profile`) when set and in range, else the global one, else 75. An out-of-range
+ * profile value is written to stderr and the global one used.
+ */
+export function cliCondenseThreshold(config: CliConfig, io: Pick<CliIo, 'env' | 'stderr'>): number {
+  const profiles = config.condense?.profiles ?? {};
+  return resolveCondenseThreshold({
+    globalPercent: config.condense?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD,
+    profilePercents: Object.fromEntries(Object.entries(profiles).map(([name, profile]) => [name, profile.thresholdPercent])),
+    profile: io.env.SLIDING_CONTEXT_PROFILE ?? config.condense?.profile,
+    warn: (message) => io.stderr.write(`warning: ${message}\n`),
+  });
+}
+
+/**
+ * Options filled in from the environment and then the config file when a flag does not set them:
+ * flags win over env vars, which win over the file. `handledBy` env vars are read where the option
+ * is used, so here the file fills the option only when that variable is unset.
+ */
+const SOURCES: readonly { readonly option: string; readonly env: string; readonly handledBy?: 'command'; readonly config: (config: CliConfig) => unknown }[] = [
+  { option: 'budget', env: 'SLIDING_CONTEXT_TOKENS', handledBy: 'command', config: (config) => config.budget },
+  { option: 'dataDir', env: 'SLIDING_CONTEXT_DATA_DIR', handledBy: 'command', config: (config) => config.dataDir },
+  { option: 'databaseUrl', env: 'DATABASE_URL', handledBy: 'command', config: (config) => config.databaseUrl },
+  { option: 'provider', env: 'SLIDING_CONTEXT_PROVIDER', config: (config) => config.provider },
+  { option: 'model', env: 'SLIDING_CONTEXT_MODEL', config: (config) => config.model },
+  { option: 'policy', env: 'SLIDING_CONTEXT_POLICY', config: (config) => config.policy },
+  { option: 'pinFirst', env: 'SLIDING_CONTEXT_PIN_FIRST', config: (config) => config.pinFirst },
+  { option: 'summarizer', env: 'SLIDING_CONTEXT_SUMMARIZER', config: (config) => config.condense?.summarizer },
+  { option: 'summarizerProvider', env: 'SLIDING_CONTEXT_SUMMARIZER_PROVIDER', config: (config) => config.condense?.summarizerProvider },
+  { option: 'summarizerModel', env: 'SLIDING_CONTEXT_SUMMARIZER_MODEL', config: (config) => config.condense?.summarizerModel },
+  { option: 'baseUrl', env: 'SLIDING_CONTEXT_BASE_URL', config: (config) => config.condense?.baseUrl },
+];
+
+/** Fills the options a command declares but was not given, from env vars and then the config. */
+export function applyCliSettings(command: Command, config: CliConfig, env: CliIo['env']): void {
+  const declared = new Set(command.options.map((option) => option.attributeName()));
+  for (const source of SOURCES) {
+    if (!declared.has(source.option)) continue;
+    const given = command.getOptionValueSource(source.option);
+    if (given === 'cli' || (given === undefined && command.getOptionValue(source.option) !== undefined)) continue;
+    const fromEnv = env[source.env];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      if (source.handledBy !== 'command') command.setOptionValueWithSource(source.option, source.option === 'pinFirst' ? fromEnv === '1' || fromEnv === 'true' : fromEnv, 'env');
+      continue;
+    }
+    const fromConfig = source.config(config);
+    if (fromConfig !== undefined) command.setOptionValueWithSource(source.option, typeof fromConfig === 'number' ? String(fromConfig) : fromConfig, 'config');
+  }
+}

@@ -1,0 +1,166 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import type { ModelMessage } from '../message/message.js';
+import { toJson } from '../message/to-json.js';
+import { toolOutputText } from '../message/tool-output-text.js';
+import { resolveModel } from '../tokens/model-catalog.js';
+import type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './summarizer.js';
+
+/**
+ * The client a summary is asked of: the official OpenAI SDK (also for any OpenAI-compatible
+ * server, through its `baseURL`: llama.cpp, vLLM, Ollama) or the official Anthropic SDK.
+ */
+export type SummaryClient =
+  | { readonly provider: 'openai'; readonly client: Pick<OpenAI, 'chat'> }
+  | { readonly provider: 'anthropic'; readonly client: Pick<Anthropic, 'messages'> };
+
+/** Options of {@link llmSummarizer}. */
+export interface LlmSummarizerOptions {
+  readonly client: SummaryClient;
+  /** The summarizer's own model, which need not be the conversation's. */
+  readonly model: string;
+  /** Instructions that replace the default ones. */
+  readonly customCondensingPrompt?: string | undefined;
+  /**
+   * The most input tokens one call may take; longer input is summarized in parts that are then
+   * merged. Default: the model's context window from the catalog, less the summary's room.
+   */
+  readonly maxInputTokens?: number | undefined;
+}
+
+/** The default instructions: keep what an agent needs to carry on the work. */
+export const DEFAULT_CONDENSING_PROMPT = [
+  'You condense the earlier part of a conversation between a user and a coding agent, so that the agent can carry on without it.',
+  'Write a concise summary that keeps:',
+  '1. The user\'s original task and every requirement or constraint they stated, in their words where it matters.',
+  '2. Work done so far: what was changed, in which files (exact paths), and the commands that were run with their outcome.',
+  '3. Key decisions and why they were made.',
+  '4. Errors met and how they were resolved, or that they are still open.',
+  '5. Open work: what remains to be done, and the next step.',
+  'If a summary so far is given, fold the new part into it: the result replaces both. Write only the summary.',
+].join('\n');
+
+const MERGE_PROMPT = 'Merge these partial summaries of consecutive parts of one conversation, oldest first, into one summary that keeps the user\'s task, open work, key decisions, file paths and unresolved errors. Write only the summary.';
+
+/** Tool outputs are the bulk of a transcript and the least of a summary: each is clipped to this. */
+const TOOL_OUTPUT_CHARACTERS = 2_000;
+
+function clip(text: string, characters: number): string {
+  return text.length <= characters ? text : `${text.slice(0, characters)}… [${text.length - characters} more characters]`;
+}
+
+/** One message as transcript lines. */
+function transcriptLines(message: ModelMessage): string[] {
+  const role = message.role === 'tool' ? 'Tool' : `${message.role[0]?.toUpperCase() ?? ''}${message.role.slice(1)}`;
+  if (typeof message.content === 'string') return [`${role}: ${message.content}`];
+  return message.content.flatMap((part): string[] => {
+    switch (part.type) {
+      case 'text': return [`${role}: ${part.text}`];
+      case 'tool-call': return [`${role} called ${part.toolName}(${clip(toJson(part.input), 500)})`];
+      case 'tool-result': return [`Result of ${part.toolName}: ${clip(toolOutputText(part.output), TOOL_OUTPUT_CHARACTERS)}`];
+      case 'reasoning': return [];
+      default: return [`${role}: [${part.type}]`];
+    }
+  });
+}
+
+/** Exchanges as a plain transcript, one block per exchange. */
+export function renderTranscript(exchanges: readonly (readonly ModelMessage[])[]): string[] {
+  return exchanges.map((messages) => messages.flatMap(transcriptLines).join('\n'));
+}
+
+/** One call's answer. */
+interface Answer {
+  readonly text: string;
+  readonly cost: SummaryCost;
+  readonly truncated: boolean;
+}
+
+async function ask(options: LlmSummarizerOptions, system: string, user: string, maxTokens: number, signal: AbortSignal | undefined): Promise<Answer> {
+  const { client } = options;
+  if (client.provider === 'openai') {
+    const completion = await client.client.chat.completions.create(
+      { model: options.model, max_completion_tokens: maxTokens, messages: [{ role: 'system', content: system }, { role: 'user', content: user }] },
+      { signal },
+    );
+    const choice = completion.choices[0];
+    return {
+      text: choice?.message.content ?? '',
+      truncated: choice?.finish_reason === 'length',
+      cost: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+    };
+  }
+  const message = await client.client.messages.create(
+    { model: options.model, max_tokens: maxTokens, system, messages: [{ role: 'user', content: user }] },
+    { signal },
+  );
+  return {
+    text: message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+    truncated: message.stop_reason === 'max_tokens',
+    cost: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens },
+  };
+}
+
+const addCost = (a: SummaryCost, b: SummaryCost): SummaryCost => ({
+  inputTokens: a.inputTokens + b.inputTokens,
+  outputTokens: a.outputTokens + b.outputTokens,
+});
+
+/** Splits transcript blocks into runs that each fit `limit` tokens; a block alone too long is clipped. */
+function chunk(blocks: readonly string[], limit: number, countTokens: (text: string) => number): string[] {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let tokens = 0;
+  for (const block of blocks) {
+    let text = block;
+    let size = countTokens(text);
+    if (size > limit) {
+      text = clip(text, Math.max(1, Math.floor((text.length * limit) / size) - 64));
+      size = countTokens(text);
+    }
+    if (current.length > 0 && tokens + size > limit) {
+      chunks.push(current.join('\n\n'));
+      current = [];
+      tokens = 0;
+    }
+    current.push(text);
+    tokens += size;
+  }
+  if (current.length > 0) chunks.push(current.join('\n\n'));
+  return chunks;
+}
+
+/**
+ * A summarizer that asks a model (seed 002's condensing). It is rolling: the new summary is the
+ * previous one with the newly evicted exchanges folded in. Input longer than the model takes is
+ * summarized in parts, and the parts merged. A summary the model cut off at its output cap comes
+ * back with finish reason `length`, which the conversation treats as a failure.
+ */
+export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
+  const system = options.customCondensingPrompt ?? DEFAULT_CONDENSING_PROMPT;
+  return {
+    name: 'llm',
+    async summarize(input: SummaryInput): Promise<SummaryResult> {
+      const model = resolveModel(options.client.provider, options.model);
+      const previous = input.previousSummary ? `Summary so far:\n${input.previousSummary}\n\n` : '';
+      const limit = (options.maxInputTokens ?? model.contextWindowTokens - input.maxTokens) - input.countTokens(system + previous) - 64;
+      const blocks = renderTranscript(input.exchanges);
+      const parts = chunk(blocks, Math.max(1, limit), input.countTokens);
+      if (parts.length <= 1) {
+        const answer = await ask(options, system, `${previous}Conversation to fold in:\n\n${parts[0] ?? ''}`, input.maxTokens, input.signal);
+        return { text: answer.text.trim(), cost: answer.cost, finishReason: answer.truncated ? 'length' : 'stop' };
+      }
+      let cost: SummaryCost = { inputTokens: 0, outputTokens: 0 };
+      let truncated = false;
+      const summaries: string[] = [];
+      for (const [index, part] of parts.entries()) {
+        const answer = await ask(options, system, `Part ${index + 1} of ${parts.length} of the conversation to fold in:\n\n${part}`, input.maxTokens, input.signal);
+        cost = addCost(cost, answer.cost);
+        truncated ||= answer.truncated;
+        summaries.push(answer.text.trim());
+      }
+      const merged = await ask(options, MERGE_PROMPT, `${previous}${summaries.map((text, index) => `Part ${index + 1}:\n${text}`).join('\n\n')}`, input.maxTokens, input.signal);
+      return { text: merged.text.trim(), cost: addCost(cost, merged.cost), finishReason: truncated || merged.truncated ? 'length' : 'stop' };
+    },
+  };
+}

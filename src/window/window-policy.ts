@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+
+/** Keep the first exchange, then remove this share of the rest, oldest first (seed 002). */
+export interface FractionPolicy {
+  readonly name: 'fraction';
+  /** Share of the exchanges after the first removed per step, 0 < fraction ≤ 1 (default 0.5). */
+  readonly fraction?: number | undefined;
+}
+
+/**
+ * Forge's policy (seed 003): when a threshold fires, the oldest exchanges outside the last
+ * `retentionWindow` messages are condensed (by a summarizer, when the conversation has one),
+ * else dropped oldest first until no threshold fires.
+ */
+export interface SequencePolicy {
+  readonly name: 'sequence';
+  /** The newest messages never condensed or dropped (default 6). */
+  readonly retentionWindow?: number | undefined;
+  /** Fire when the request reaches this many tokens. */
+  readonly tokenThreshold?: number | undefined;
+  /** Fire when the window holds this many messages. */
+  readonly messageThreshold?: number | undefined;
+  /** Fire when the window holds this many user turns (exchanges). */
+  readonly turnThreshold?: number | undefined;
+}
+
+/** The budget window, plus clearing old tool outputs inside an exchange over budget on its own. */
+export interface ClearToolOutputsPolicy {
+  readonly name: 'clear-tool-outputs';
+  /** The newest tool outputs never cleared (default 2). */
+  readonly keep?: number | undefined;
+  /** Tools whose outputs are never cleared. */
+  readonly excludeTools?: readonly string[] | undefined;
+  /** When clearing, clear at least this many tokens, so a broken prompt cache buys something (default 1,000). */
+  readonly minimumTokens?: number | undefined;
+}
+
+/** How the window chooses what to evict. `budget` (the default) keeps the newest whole exchanges that fit. */
+export type WindowPolicy = { readonly name: 'budget' } | FractionPolicy | SequencePolicy | ClearToolOutputsPolicy;
+
+/** True when the policy keeps the first exchange whatever the setting (`fraction` does). */
+export function pinsFirstExchange(policy: WindowPolicy, pinFirstExchange: boolean | undefined): boolean {
+  return pinFirstExchange === true || policy.name === 'fraction';
+}
+
+/** The policies by name. */
+export const WINDOW_POLICY_NAMES = ['budget', 'fraction', 'sequence', 'clear-tool-outputs'] as const;
+
+export const DEFAULT_FRACTION = 0.5;
+export const DEFAULT_RETENTION_WINDOW = 6;
+export const DEFAULT_KEPT_TOOL_OUTPUTS = 2;
+export const DEFAULT_MINIMUM_CLEARED_TOKENS = 1_000;
+
+const count = z.number().int().min(0);
+const windowPolicySchema = z.discriminatedUnion('name', [
+  z.object({ name: z.literal('budget') }).strict(),
+  z.object({ name: z.literal('fraction'), fraction: z.number().gt(0).max(1).optional() }).strict(),
+  z.object({
+    name: z.literal('sequence'),
+    retentionWindow: count.optional(),
+    tokenThreshold: count.optional(),
+    messageThreshold: count.optional(),
+    turnThreshold: count.optional(),
+  }).strict(),
+  z.object({
+    name: z.literal('clear-tool-outputs'),
+    keep: count.optional(),
+    excludeTools: z.array(z.string()).optional(),
+    minimumTokens: count.optional(),
+  }).strict(),
+]);
+
+/** The schema of a {@link WindowPolicy}, for configuration files. */
+export const WINDOW_POLICY_SCHEMA: z.ZodType<WindowPolicy> = windowPolicySchema;
+
+/**
+ * Checks a policy: a name alone (`"fraction"`) or an object with its settings.
+ * @throws SlidingContextError `INVALID_INPUT`, naming the field and what was wrong
+ */
+export function validateWindowPolicy(value: unknown, source = 'policy'): WindowPolicy {
+  const parsed = windowPolicySchema.safeParse(typeof value === 'string' ? { name: value } : value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = [source, ...(issue?.path ?? [])].join('.');
+  const hint = `one of ${WINDOW_POLICY_NAMES.join(', ')}`;
+  throw new SlidingContextError('INVALID_INPUT', `${field}: ${issue?.message ?? 'invalid'} (policies: ${hint}).`);
+}
