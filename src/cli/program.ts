@@ -4,6 +4,7 @@ import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
 import type { CompactFlags } from './commands/compact-command.js';
+import type { DemoFlags } from './commands/demo-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
 import type { WindowCommandOptions } from './commands/window-command.js';
@@ -64,6 +65,20 @@ export function createProgram(io: CliIo): Command {
     .action(async (file: string | undefined, options: WindowCommandOptions & StoreCommandFlags & { agent?: string }) => {
       if (options.agent === undefined) await (await windowCommand()).runWindowCommand(file, options, io);
       else await (await windowCommand()).runAgentWindowCommand(options.agent, options, io);
+    });
+
+  program
+    .command('demo')
+    .description('Replay a bundled 160-exchange coding-agent session through a conversation on the embedded PGlite, and show the window slide.')
+    .option('--budget <tokens>', 'token budget, or "model" (default: 16000, small so that the window slides)')
+    .option('--provider <name>', `provider to count for (default: ${DEFAULT_PROVIDER})`)
+    .option('--model <name>', `model to count for (default: ${DEFAULT_MODEL})`)
+    .option('--data-dir <dir>', 'keep the replayed agent in this PGlite directory (default: in memory, gone when the demo ends)')
+    .option('--json', 'print the totals and the summary as JSON')
+    .addHelpText('after', '\nExamples:\n  sliding-context demo\n  sliding-context demo --provider anthropic --budget 30000 --data-dir ./demo-store')
+    .action(async (options: DemoFlags) => {
+      const { runDemoCommand } = await import('./commands/demo-command.js');
+      await runDemoCommand(options, io);
     });
 
   program

@@ -96,7 +96,7 @@ describe('Conversation window policies', () => {
 const recorded = (name: string) => JSON.parse(readFileSync(new URL(`../providers/__fixtures__/errors/${name}.json`, import.meta.url), 'utf8')) as { status: number; body: unknown };
 const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 900, completion_tokens: 2, total_tokens: 902 } };
 
-describe('Conversation.send, when the provider answers that the request is too long', () => {
+describe('BEHAVIOUR 17: Conversation.send, when the provider answers that the request is too long', () => {
   const answers: { status: number; body: unknown }[] = [];
   let serverTokens: number[] = [];
   const serverPromise = startLoopbackServer(({ body }) => {

@@ -25,10 +25,10 @@ import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
 import { loadEventSpans } from './event-spans.js';
-import { type ExchangeHistory, planHistoryView } from './exchange-history.js';
+import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
-export type { ExchangeHistory } from './exchange-history.js';
+export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
 
 /** Options of {@link openConversation}. */
 export interface OpenConversationOptions {
@@ -589,7 +589,12 @@ export class Conversation {
 
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */
   async history(): Promise<ExchangeHistory[]> {
-    const { exchanges } = await planHistoryView({
+    return (await this.historyView()).exchanges;
+  }
+
+  /** The `/history` view: the plan over the whole history, every exchange, and the summary in force. */
+  historyView(): Promise<PlannedHistory> {
+    return planHistoryView({
       policy: this.#policy,
       ...this.#target,
       preambleCount: this.#options.counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools }),
@@ -601,7 +606,6 @@ export class Conversation {
       pinFirstExchange: this.#settings.pinFirstExchange,
       loadCounter: () => Promise.resolve(this.#options.counter),
     });
-    return exchanges;
   }
 }
 

@@ -19,6 +19,8 @@ export interface ExchangeHistory {
   readonly tokens: number;
   readonly inWindow: boolean;
   readonly pinned: boolean;
+  /** Where its first message is stored: the agent (this one or an ancestor) and seq. */
+  readonly agentId: string;
   readonly firstSeq: number;
   readonly createdAt: Date;
   /** True when the summary in force stands for this exchange (so it is out of the window). */
@@ -120,7 +122,7 @@ async function planAroundSummary(
     const tokens = coveredMessages
       .slice(exchange.firstMessage, exchange.lastMessage + 1)
       .reduce((sum, message) => sum + counter.countMessage({ ...options, message }).tokens, 0);
-    const where = { firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
+    const where = { agentId: first?.agentId ?? '', firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
     return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
@@ -197,6 +199,7 @@ function describeExchanges(
       tokens: exchange.tokens,
       inWindow: exchange.inWindow,
       pinned: exchange.pinned,
+      agentId: first?.agentId ?? '',
       firstSeq: first?.seq ?? 0,
       createdAt: first?.createdAt ?? new Date(0),
       summarized: false,

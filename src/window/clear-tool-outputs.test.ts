@@ -24,7 +24,7 @@ const messages: ModelMessage[] = [
 const plan = (policy: Omit<ClearToolOutputsPolicy, 'name'>, budgetTokens = 4_000) =>
   planWindow({ messages, counter: bytesPerTokenCounter, budgetTokens, policy: { name: 'clear-tool-outputs', ...policy } });
 
-describe('the clear-tool-outputs policy', () => {
+describe('BEHAVIOUR 16: the clear-tool-outputs policy', () => {
   it('clears the oldest outputs of an exchange over budget on its own, keeping every call and id', () => {
     const cleared = plan({ keep: 1, minimumTokens: 0 });
     expect(cleared.evictedExchanges).toBe(1);

@@ -1,6 +1,6 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import type { StoredSummary } from '../../condense/stored-summary.js';
-import { type ExchangeHistory, planHistoryView, planStoredHistory } from '../../conversation/exchange-history.js';
+import { type ExchangeHistory, planHistoryView, type PlannedHistory, planStoredHistory } from '../../conversation/exchange-history.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -100,19 +100,27 @@ export async function runHistoryCommand(
       io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
       return;
     }
-    io.stdout.write(renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges)));
+    io.stdout.write(renderAgentHistory(agentId, { plan, exchanges, summary }));
   });
+}
+
+/** The `/history` view of an agent as text, with the summary in force. */
+export function renderAgentHistory(agentId: string, { plan, exchanges, summary }: PlannedHistory): string {
+  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges));
 }
 
 /** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
 function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
-  const covered = exchanges.filter((exchange) => exchange.summarized).map((exchange) => exchange.index);
+  const summarized = exchanges.filter((exchange) => exchange.summarized);
+  const covered = summarized.map((exchange) => exchange.index);
+  const start = summarized[0];
   return {
     text: summary.data.text,
     summarizer: summary.data.summarizer,
     coveredExchanges: summary.data.coveredExchanges,
     exchanges: covered.length > 0 ? { first: Math.min(...covered), last: Math.max(...covered) } : null,
-    messages: { first: summary.first, last: summary.last },
+    // A rolling summary covers everything from its first exchange on, not only its own range.
+    messages: { first: start ? { agentId: start.agentId, seq: start.firstSeq } : summary.first, last: summary.last },
     tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
     cost: summary.data.cost,
     createdAt: summary.createdAt,

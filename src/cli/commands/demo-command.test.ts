@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../_test-cli.js';
+
+describe('sliding-context demo', () => {
+  it('replays the bundled 160-exchange session turn by turn: the window slides, the digest holds the rest, nothing is deleted', async () => {
+    const { stdout, stderr } = await runCli(['demo'], { stderrIsTerminal: true });
+    expect(stderr).toMatch(/replaying \[#+\] 160\/160\n/);
+    const lines = stdout.split('\n');
+    const rule = lines.findIndex((line) => line.startsWith('── context ──'));
+    expect(rule).toBeGreaterThan(100);
+    expect(lines[rule + 2]).toMatch(/^Summary \(digest\) of exchanges #0–#\d+, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:$/);
+    expect(lines[rule + 3]).toBe('  Earlier in this conversation (a digest of exchanges no longer in the context):');
+    expect(stdout).toMatch(/^Replayed {3}160 exchanges \(1,312 messages\) turn by turn, budget 16,000 tokens$/m);
+    expect(stdout).toMatch(/^Stored {5}[\d,]+ tokens in 1,312 messages: nothing was deleted$/m);
+    expect(stdout).toMatch(/^Counting {3}o200k_base for openai\/gpt-4o/m);
+  });
+
+  it('--json gives the totals; --budget and --provider change the run', async () => {
+    const run = async (...args: string[]) => JSON.parse((await runCli(['demo', '--json', ...args])).stdout) as Record<string, number | string | boolean>;
+    const small = await run();
+    expect(small).toMatchObject({ exchanges: 160, storedMessages: 1312, budgetTokens: 16_000, method: 'o200k_base' });
+    expect(small.windowTokens).toBeLessThanOrEqual(16_000);
+    expect(Number(small.exchangesInWindow) + Number(small.exchangesSummarized)).toBe(160);
+    expect(small.storedTokens).toBeGreaterThan(200_000);
+    const large = await run('--budget', '60000', '--provider', 'anthropic');
+    expect(large).toMatchObject({ budgetTokens: 60_000, provider: 'anthropic', method: expect.stringContaining('estimate') });
+    expect(large.exchangesInWindow).toBeGreaterThan(Number(small.exchangesInWindow));
+  });
+});

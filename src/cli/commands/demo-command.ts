@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { digestSummarizer } from '../../condense/digest-summarizer.js';
+import { openConversation } from '../../conversation/conversation.js';
+import { detectExchanges } from '../../exchange/detect-exchanges.js';
+import { HistoryStore } from '../../store/history-store.js';
+import type { CliIo } from '../cli-io.js';
+import { loadCliCounter } from '../load-cli-counter.js';
+import { parseConversationInput } from '../read-conversation-input.js';
+import { formatNumber } from '../render/format-number.js';
+import { progressBar } from '../render/progress-bar.js';
+import { resolveCliBudget } from '../resolve-cli-budget.js';
+import { print, renderAgentHistory } from './store-commands.js';
+
+/** The bundled session the demo replays: 160 exchanges of a coding agent at work. */
+const DEMO_SESSION = new URL('../../../examples/long-coding-session.json', import.meta.url);
+
+/** A budget small enough for the window to slide many times over the bundled session. */
+const DEMO_BUDGET_TOKENS = 16_000;
+
+/** Flags of `demo`. */
+export interface DemoFlags {
+  readonly budget?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly dataDir?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/**
+ * `demo`: replays the bundled session through a Conversation on the embedded PGlite, turn by
+ * turn, with the digest summarizer. Each turn's user message is stored and the request checked
+ * before the rest of the turn comes in, as a live agent would. Prints the `/history` view with
+ * the rule, the summary of what was evicted, and the totals.
+ */
+export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void> {
+  const session = parseConversationInput(await readFile(DEMO_SESSION, 'utf8'), 'the bundled session');
+  const provider = flags.provider ?? 'openai';
+  const model = flags.model ?? 'gpt-4o';
+  const budgetTokens = (await resolveCliBudget(io, flags.budget, { provider, model })) ?? DEMO_BUDGET_TOKENS;
+  const counter = await loadCliCounter(io, provider, model);
+  // In memory unless a directory is given, so that the demo leaves nothing behind.
+  const store = await HistoryStore.open(flags.dataDir ? { dataDir: flags.dataDir } : { memory: true });
+  const cancel = io.onInterrupt(() => store.close());
+  try {
+    const conversation = await openConversation({
+      store, provider, model, counter, budgetTokens, system: session.system, tools: session.tools,
+      condense: { summarizer: digestSummarizer() },
+    });
+    let evicted = 0;
+    let summaries = 0;
+    conversation.on((event) => {
+      if (event.type === 'exchange-evicted') evicted += event.exchanges;
+      if (event.type === 'summary-created') summaries++;
+    });
+    const exchanges = detectExchanges(session.messages);
+    const leading = session.messages.slice(0, exchanges[0]?.firstMessage ?? session.messages.length);
+    if (leading.length > 0) await conversation.append(leading);
+    const bar = progressBar(io.stderrIsTerminal === true ? (text) => io.stderr.write(text) : undefined, 'replaying', exchanges.length);
+    for (const [index, exchange] of exchanges.entries()) {
+      const turn = session.messages.slice(exchange.firstMessage, exchange.lastMessage + 1);
+      await conversation.append(turn.slice(0, 1));
+      await conversation.request();
+      if (turn.length > 1) await conversation.append(turn.slice(1));
+      await conversation.endTurn();
+      bar.update(index + 1);
+    }
+    bar.finish();
+    const { report } = await conversation.request();
+    const view = await conversation.historyView();
+    const history = view.exchanges;
+    const [stored] = (await store.listAgents()).filter((agent) => agent.agentId === conversation.agentId);
+    const totals = {
+      agentId: conversation.agentId,
+      provider,
+      model,
+      budgetTokens,
+      exchanges: exchanges.length,
+      exchangesInWindow: history.filter((entry) => entry.inWindow).length,
+      exchangesSummarized: history.filter((entry) => entry.summarized).length,
+      evictions: evicted,
+      summaries,
+      windowTokens: report.totalTokens,
+      storedMessages: stored?.messages ?? 0,
+      storedTokens: stored?.tokens ?? 0,
+      method: report.method,
+      exact: report.exact,
+    };
+    const lines = [
+      renderAgentHistory(conversation.agentId, view),
+      `Replayed   ${formatNumber(exchanges.length)} exchanges (${formatNumber(totals.storedMessages)} messages) turn by turn, budget ${formatNumber(budgetTokens)} tokens`,
+      `Window     ${formatNumber(totals.windowTokens)} tokens: the summary and ${totals.exchangesInWindow} exchanges`,
+      `Stored     ${formatNumber(totals.storedTokens)} tokens in ${formatNumber(totals.storedMessages)} messages: nothing was deleted`,
+      `Evicted    ${formatNumber(exchanges.length - totals.exchangesInWindow)} exchanges out of the window: ${formatNumber(totals.exchangesSummarized)} folded into the digest (${summaries} passes), ${formatNumber(evicted)} evictions on the way`,
+      `Counting   ${report.method} for ${provider}/${model}${report.exact ? ', exact' : ', not all exact (some framing and the summary are estimated)'}`,
+      ...(flags.dataDir ? [`Stored in  ${flags.dataDir}: try \`sliding-context history ${conversation.agentId} --data-dir ${flags.dataDir}\``] : []),
+    ];
+    print(io, flags.json, { ...totals, summary: view.summary?.data.text ?? null }, lines.join('\n'));
+  } finally {
+    cancel();
+    await store.close();
+  }
+}
