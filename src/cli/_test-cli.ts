@@ -20,6 +20,12 @@ export async function runCli(
         : Promise.resolve(text);
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),
+    async* readLines(path) {
+      const text = path === '-' ? options.stdin : options.files?.[path];
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      yield* text.split(/\r?\n/);
+    },
+    fileSize: (path) => Promise.resolve(Buffer.byteLength(options.files?.[path] ?? '')),
     onInterrupt: () => () => undefined,
   };
   await createProgram(io).parseAsync(['node', 'sliding-context', ...args]);

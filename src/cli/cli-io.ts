@@ -7,6 +7,10 @@ export interface CliIo {
   /** Environment variables (only those the CLI reads matter). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readText(path: string): Promise<string>;
+  /** The lines of a file (`-` for stdin), read as they come, without their line ends. */
+  readLines(path: string): AsyncIterable<string>;
+  /** A file's size in bytes. */
+  fileSize(path: string): Promise<number>;
   readStdin(): Promise<string>;
   /** Runs `cleanup` if the process is interrupted (SIGINT, SIGTERM); returns how to cancel that. */
   onInterrupt(cleanup: () => Promise<void>): () => void;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -21,6 +22,27 @@ describe('the sliding-context binary', () => {
     expect(result.error).toBeUndefined();
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('window');
+  });
+
+  it('--version prints the package version', () => {
+    const { status, stdout } = cli(['--version']);
+    expect(status).toBe(0);
+    expect(stdout.trim()).toBe((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
+  });
+
+  it('every command has --help with an example; bad usage and bad input exit 2', () => {
+    const { stdout } = cli(['--help']);
+    const commands = [...stdout.matchAll(/^ {2}([a-z]+) /gm)].map((match) => match[1] as string).filter((name) => name !== 'help');
+    expect(commands).toEqual(expect.arrayContaining(['window', 'count', 'demo', 'import', 'agents', 'history', 'compact', 'fork', 'clear', 'mark', 'rewind']));
+    for (const command of commands) {
+      const help = cli([command, '--help']);
+      expect(help.status, command).toBe(0);
+      expect(help.stdout, command).toMatch(/Examples?:\n {2}sliding-context /);
+    }
+    expect(cli(['window', '--no-such-flag']).status).toBe(2);
+    const bad = cli(['window', '-', '--budget', '-3'], '[]');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error\[BUDGET_INVALID\]: /);
   });
 
   it('--help lists the commands', () => {

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import nodeModule from 'node:module';
 import { text } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
@@ -29,6 +31,8 @@ const io: CliIo = {
   stderrIsTerminal: process.stderr.isTTY,
   env: process.env,
   readText: (path) => readFile(path, 'utf8'),
+  readLines: (path) => createInterface({ input: path === '-' ? process.stdin : createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY }),
+  fileSize: async (path) => (await stat(path)).size,
   readStdin,
   onInterrupt(cleanup) {
     const handler = (signal: NodeJS.Signals) => {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import { wireFormats } from '../providers/wire-format-names.js';
@@ -17,6 +18,11 @@ const countCommand = () => import('./commands/count-command.js');
 const storeCommands = () => import('./commands/store-commands.js');
 const importCommand = () => import('./commands/import-command.js');
 
+/** The version in package.json (two levels up from this file, in src/ and in dist/ alike). */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
@@ -30,6 +36,7 @@ export function createProgram(io: CliIo): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .showHelpAfterError('(run with --help for usage)')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     // Flags win over env vars, which win over sliding-context.config.json (or package.json "slidingContext").
     .hook('preAction', async (_, command) => {
@@ -106,12 +113,14 @@ export function createProgram(io: CliIo): Command {
       .option('--json', 'print JSON')
       .addHelpText('after', `\nExample:\n  ${example}`);
 
-  storeCommand('import', 'Store a conversation (any format) as a new agent, or append it to one.', 'sliding-context import conversation.json --json')
-    .argument('<file>', 'JSON file in any format; - for stdin')
-    .option('--format <format>', `input format: auto (default), ${wireFormats.join(', ')}`)
+  storeCommand('import', 'Store a conversation as a new agent, or append it to one: a provider body, a message array, or an agent transcript (Claude Code session, Codex rollout).', 'sliding-context import ~/.claude/projects/my-app/7f3c2a10.jsonl --json')
+    .argument('<file>', 'JSON or JSONL file; - for stdin')
+    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex'].join(', ')}`)
+    .option('--strict', 'import nothing if any transcript line is broken (default: report broken lines and import the rest)')
     .option('--agent <id>', 'append to this agent instead of creating one')
     .option('--provider <name>', 'provider to count for (default: from the body)')
     .option('--model <name>', 'model to count for (default: from the body)')
+    .addHelpText('after', '  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
     .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
       await (await importCommand()).runImportCommand(file, options, io);
     });

@@ -1,28 +1,102 @@
 import { newAgentMeta } from '../../conversation/agent-settings.js';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
 import { applyEvents } from '../../message/apply-events.js';
+import { readTranscript, TRANSCRIPT_FORMATS } from '../../providers/transcripts/read-transcript.js';
+import { parseJsonLines, type Transcript, type TranscriptFormat } from '../../providers/transcripts/transcript.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { type ConversationInput, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Imports of at least this many messages show progress bars (on a terminal). */
 const PROGRESS_FROM_MESSAGES = 2000;
 
-/** `import <file>`: stores a conversation (any format) as a new agent, or appends to one. */
-export async function runImportCommand(
-  file: string,
-  flags: StoreCommandFlags & TargetFlags & { readonly format?: string | undefined; readonly agent?: string | undefined },
-  io: CliIo,
-): Promise<void> {
-  const input = parseConversationInput(await readInputText(io, file), file === '-' ? 'stdin' : file, parseFormatOption(flags.format));
-  const target = resolveTarget(input, flags);
-  const counter = await loadCliCounter(io, target.provider, target.model);
+/** Flags of `import`. */
+export interface ImportFlags extends StoreCommandFlags, TargetFlags {
+  readonly format?: string | undefined;
+  readonly agent?: string | undefined;
+  readonly strict?: boolean | undefined;
+}
+
+/** A conversation ready to store: a provider body or message array, or an agent transcript. */
+type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
+
+/** The model an import is counted for: the flags', else the input's, else the default. */
+function importTarget(input: ImportInput, flags: TargetFlags) {
+  if (!('brokenLines' in input)) return resolveTarget(input, flags);
+  const model = typeof input.options.model === 'string' ? input.options.model : undefined;
+  return { provider: flags.provider ?? (input.format === 'claude-code' ? 'anthropic' : 'openai'), model: flags.model ?? model ?? 'gpt-4o' };
+}
+
+/** True for text that is JSON lines rather than one JSON document. */
+function isJsonLines(text: string): boolean {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length < 2) return false;
+  try {
+    JSON.parse(text);
+    return false;
+  } catch {
+    try {
+      return typeof JSON.parse(lines[0] as string) === 'object';
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Reads a JSONL transcript line by line (a large file is streamed, with a progress bar). */
+async function readTranscriptFile(io: CliIo, file: string, flags: ImportFlags, format: TranscriptFormat | undefined): Promise<ImportInput> {
+  const lines: string[] = [];
+  try {
+    const total = file === '-' ? 0 : await io.fileSize(file);
+    const bar = progressBar(io.stderrIsTerminal === true && total >= 4_000_000 ? (text) => io.stderr.write(text) : undefined, 'reading ', total);
+    let bytes = 0;
+    for await (const line of io.readLines(file)) {
+      lines.push(line);
+      bytes += Buffer.byteLength(line) + 1;
+      bar.update(Math.min(bytes, total));
+    }
+    bar.finish();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SlidingContextError('INVALID_INPUT', `Cannot read ${file}: ${reason}.`, { cause: error });
+  }
+  return readTranscript(parseJsonLines(lines), { format, strict: flags.strict, source: file === '-' ? 'stdin' : file });
+}
+
+/** Reads what `import` was given: a provider body or message array, or an agent transcript. */
+async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Promise<ImportInput> {
+  const transcriptFormat = TRANSCRIPT_FORMATS.find((format) => format === flags.format);
+  if (transcriptFormat || file.toLowerCase().endsWith('.jsonl')) return readTranscriptFile(io, file, flags, transcriptFormat);
+  const text = await readInputText(io, file);
+  const source = file === '-' ? 'stdin' : file;
+  if (flags.format === undefined && isJsonLines(text)) {
+    return readTranscript(parseJsonLines(text.split('\n')), { strict: flags.strict, source });
+  }
+  return parseConversationInput(text, source, parseFormatOption(flags.format));
+}
+
+/**
+ * `import <file>`: stores a conversation as a new agent, or appends it to one. It reads provider
+ * bodies in every wire format and message arrays, and the transcripts agents leave on disk:
+ * Claude Code sessions and Codex rollouts (JSONL). Broken transcript lines are reported by line
+ * number and the rest imported; `--strict` imports nothing if any line is broken. One
+ * transaction either way.
+ */
+export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
+  const input = await readImportInput(io, file, flags);
+  const counted = importTarget(input, flags);
+  const counter = await loadCliCounter(io, counted.provider, counted.model);
   const { messages } = input;
   const showProgress = io.stderrIsTerminal === true && messages.length >= PROGRESS_FROM_MESSAGES;
   const write = showProgress ? (text: string) => io.stderr.write(text) : undefined;
+  const brokenLines = 'brokenLines' in input ? input.brokenLines : [];
+  const skippedCounts = 'skipped' in input ? input.skipped : {};
+  for (const broken of brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
   await withCliStore(io, flags, async (store) => {
     // Check the conversation as a whole, after what the agent already holds, before anything is
     // written: an import is all or nothing.
@@ -31,19 +105,28 @@ export async function runImportCommand(
     const counting = progressBar(write, 'counting', messages.length);
     const counts = messages.map((message, index) => {
       counting.update(index + 1);
-      return message.role === 'event' ? null : counter.countMessage({ ...target, message });
+      return message.role === 'event' ? null : counter.countMessage({ ...counted, message });
     });
     counting.finish();
     const settings = { system: input.system, tools: input.tools };
     const agentId =
-      flags.agent ?? (await store.createAgent({ ...newAgentMeta(target, settings, counter.countPreamble({ ...target, ...settings })), format: input.format }));
+      flags.agent ?? (await store.createAgent({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }));
     const storing = progressBar(write, 'storing ', messages.length);
     const onProgress = (done: number) => {
       storing.update(done);
     };
-    const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: target, onProgress });
+    const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
     storing.finish();
-    if (!flags.json) io.stderr.write(`imported ${messages.length} messages (${input.format}${input.detected ? ', detected' : ''}); last seq ${lastSeq}\n`);
-    print(io, flags.json, { agentId }, agentId);
+    const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
+    if (!flags.json) {
+      const notes = [
+        `${input.format}${input.detected ? ', detected' : ''}`,
+        ...(brokenLines.length > 0 ? [`${brokenLines.length} broken line${brokenLines.length === 1 ? '' : 's'} skipped`] : []),
+        ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
+      ];
+      io.stderr.write(`imported ${formatNumber(messages.length)} messages (${notes.join('; ')}); last seq ${lastSeq}\n`);
+    }
+    const json = { agentId, format: input.format, detected: input.detected, messages: messages.length, brokenLines, skipped: skippedCounts };
+    print(io, flags.json, json, agentId);
   });
 }

@@ -1,0 +1,43 @@
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { convertClaudeCodeTranscript, isClaudeCodeRecord } from './claude-code-transcript.js';
+import { convertCodexTranscript, isCodexRecord } from './codex-transcript.js';
+import type { BrokenLine, Transcript, TranscriptFormat, TranscriptLine } from './transcript.js';
+
+/** The transcript formats by name, as `import --format` takes them. */
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex'];
+
+/** The format of a transcript, from its first records that say. */
+export function detectTranscriptFormat(records: readonly TranscriptLine[]): TranscriptFormat | undefined {
+  for (const { record } of records.slice(0, 50)) {
+    if (isCodexRecord(record)) return 'codex';
+    if (isClaudeCodeRecord(record)) return 'claude-code';
+  }
+  return undefined;
+}
+
+/**
+ * Converts a parsed JSONL transcript, in the format given or the one detected. Lines already
+ * found broken are reported with the ones conversion refuses; with `strict`, any broken line
+ * fails the whole transcript (`INVALID_INPUT` naming the line).
+ */
+export function readTranscript(
+  parsed: { readonly records: readonly TranscriptLine[]; readonly broken: readonly BrokenLine[] },
+  options: { readonly format?: TranscriptFormat | undefined; readonly strict?: boolean | undefined; readonly source: string },
+): Transcript & { readonly detected: boolean } {
+  const strict = options.strict === true;
+  const [firstBroken] = parsed.broken;
+  if (strict && firstBroken) throw new SlidingContextError('INVALID_INPUT', `${options.source} line ${firstBroken.line}: ${firstBroken.reason}; nothing was imported (--strict).`);
+  const format = options.format ?? detectTranscriptFormat(parsed.records);
+  if (!format) {
+    throw new SlidingContextError('INVALID_INPUT', `${options.source} is JSON lines but neither a Claude Code session nor a Codex rollout; pass --format claude-code or --format codex if it is one.`);
+  }
+  let transcript: Transcript;
+  try {
+    transcript = format === 'codex' ? convertCodexTranscript(parsed.records, strict) : convertClaudeCodeTranscript(parsed.records, strict);
+  } catch (error) {
+    if (error instanceof SlidingContextError) throw new SlidingContextError(error.code, `${options.source} ${error.message}${strict ? '; nothing was imported (--strict)' : ''}`, { cause: error });
+    throw error;
+  }
+  const brokenLines = [...parsed.broken, ...transcript.brokenLines].sort((a, b) => a.line - b.line);
+  return { ...transcript, brokenLines, detected: options.format === undefined };
+}
