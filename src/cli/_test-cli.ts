@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
 
@@ -20,10 +21,10 @@ export async function runCli(
         : Promise.resolve(text);
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),
-    async* readLines(path) {
+    readLines(path) {
       const text = path === '-' ? options.stdin : options.files?.[path];
       if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
-      yield* text.split(/\r?\n/);
+      return Readable.from(text.split(/\r?\n/)) as AsyncIterable<string>;
     },
     fileSize: (path) => Promise.resolve(Buffer.byteLength(options.files?.[path] ?? '')),
     onInterrupt: () => () => undefined,

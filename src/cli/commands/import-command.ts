@@ -110,7 +110,8 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
     counting.finish();
     const settings = { system: input.system, tools: input.tools };
     const agentId =
-      flags.agent ?? (await store.createAgent({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }));
+      flags.agent
+      ?? (await store.createAgent({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }));
     const storing = progressBar(write, 'storing ', messages.length);
     const onProgress = (done: number) => {
       storing.update(done);

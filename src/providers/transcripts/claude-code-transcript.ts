@@ -77,7 +77,7 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
       skip('other record');
       continue;
     }
-    const content = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? message.content : undefined;
+    const content: string | unknown[] | undefined = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? (message.content as unknown[]) : undefined;
     if (content === undefined) {
       skip('other record');
       continue;
