@@ -12,6 +12,13 @@ export interface CliIo {
   /** A file's size in bytes. */
   fileSize(path: string): Promise<number>;
   readStdin(): Promise<string>;
+  /** The interactive terminal, for `chat`: absent where there is none. */
+  readonly terminal?: {
+    readonly input: NodeJS.ReadableStream;
+    readonly output: NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
+  } | undefined;
+  /** The working directory: what the chat's tools may read. */
+  readonly cwd?: string | undefined;
   /** Runs `cleanup` if the process is interrupted (SIGINT, SIGTERM); returns how to cancel that. */
   onInterrupt(cleanup: () => Promise<void>): () => void;
 }

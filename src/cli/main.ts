@@ -33,6 +33,8 @@ const io: CliIo = {
   readText: (path) => readFile(path, 'utf8'),
   readLines: (path) => createInterface({ input: path === '-' ? process.stdin : createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY }),
   fileSize: async (path) => (await stat(path)).size,
+  terminal: { input: process.stdin, output: process.stdout },
+  cwd: process.cwd(),
   readStdin,
   onInterrupt(cleanup) {
     const handler = (signal: NodeJS.Signals) => {

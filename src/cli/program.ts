@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
 import type { CompactFlags } from './commands/compact-command.js';
 import type { DemoFlags } from './commands/demo-command.js';
+import type { ChatFlags } from './commands/chat-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
 import type { WindowCommandOptions } from './commands/window-command.js';
@@ -86,6 +87,24 @@ export function createProgram(io: CliIo): Command {
     .action(async (options: DemoFlags) => {
       const { runDemoCommand } = await import('./commands/demo-command.js');
       await runDemoCommand(options, io);
+    });
+
+  program
+    .command('chat')
+    .description('A terminal coding agent on sliding-context: streaming, read-only tools, the context rule in the scrollback, slash commands.')
+    .option('--provider <name>', 'openai, anthropic or google (keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)', 'openai')
+    .option('--model <name>', 'model (default: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
+    .option('--base-url <url>', 'an OpenAI-compatible server instead (llama.cpp, vLLM, Ollama): no key needed')
+    .option('--agent <id>', 'resume this agent (default: the last one chatted with in this directory)')
+    .option('--new', 'start a new agent even if this directory has one')
+    .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s, else 100000)')
+    .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
+    .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
+    .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
+    .addHelpText('after', '\nExamples:\n  OPENAI_API_KEY=… sliding-context chat --budget 20000\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
+    .action(async (options: ChatFlags) => {
+      const { runChatCommand } = await import('./commands/chat-command.js');
+      await runChatCommand(options, io);
     });
 
   program

@@ -4,6 +4,7 @@ import type { Summarizer, SummaryCost, SummaryResult } from '../condense/summari
 import { checkSummary, type SummaryFailure, type SummaryFailureReason } from '../condense/summary-failure.js';
 import { pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf } from '../exchange/tool-parts.js';
+import { startsExchange } from '../exchange/detect-exchanges.js';
 import { findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
@@ -56,6 +57,8 @@ export interface OpenConversationOptions {
   readonly condense?: CondenseOptions | undefined;
   /** How the window chooses what to evict (default `budget`); see {@link WindowPolicy}. */
   readonly policy?: WindowPolicy | undefined;
+  /** Kept with a new agent's meta (e.g. the working directory of a chat). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Options of {@link Conversation.send}. */
@@ -160,7 +163,7 @@ export class Conversation {
     const options = derived ? { ...given, budgetTokens: derived.allowedTokens, condense } : given;
     const target = { provider: options.provider, model: options.model };
     const preamble = () => options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
-    const agentId = options.agentId ?? (await options.store.createAgent(newAgentMeta(target, options, preamble())));
+    const agentId = options.agentId ?? (await options.store.createAgent({ ...options.meta, ...newAgentMeta(target, options, preamble()) }));
     const conversation = new Conversation(agentId, options, agentSettings(await options.store.agentMeta(agentId), options));
     conversation.#recordSpan = await loadEventSpans();
     await conversation.#load();
@@ -175,11 +178,18 @@ export class Conversation {
   async #load(): Promise<void> {
     const budget = this.#settings.budgetTokens;
     const key = countTargetKey(this.#target);
-    const summary = await activeSummary(this.#options.store, this.agentId);
+    let summary = await activeSummary(this.#options.store, this.agentId);
     // These policies choose over every exchange, so the window needs the whole visible history.
     const whole = budget === 0 || this.#policy.name === 'fraction' || this.#policy.name === 'sequence';
     for (let minTokens = whole ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
       const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange, after: summary?.last });
+      if (summary && !read.tail.some((entry) => startsExchange(entry.message))) {
+        // A summary never stands for the latest exchange (a rewind can leave it covering that):
+        // then it is set aside until an exchange follows it.
+        summary = undefined;
+        minTokens /= 2;
+        continue;
+      }
       // The summary goes after the leading system messages, before any pinned first exchange.
       const leading = read.head.findIndex((entry) => entry.message.role !== 'system');
       const split = leading === -1 ? read.head.length : leading;
@@ -562,6 +572,16 @@ export class Conversation {
   /** Clears the window: the model sees nothing from before; the history keeps it all. */
   clear(): Promise<void> {
     return this.append([{ role: 'event', kind: 'clear' }]);
+  }
+
+  /** The labels of the marks a rewind can reach now, oldest first. */
+  get marks(): readonly string[] {
+    return this.#marks.filter((label): label is string => label !== undefined);
+  }
+
+  /** The settings in force: the budget, the system prompt and tools, the pin. */
+  get settings(): Readonly<AgentSettings> {
+    return this.#settings;
   }
 
   /** Sets a mark that `rewind` can return to. */

@@ -1,6 +1,6 @@
 import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
 import { describeExchange } from '../exchange/describe-exchange.js';
-import { detectExchanges } from '../exchange/detect-exchanges.js';
+import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
@@ -91,7 +91,9 @@ async function planAroundSummary(
 ): Promise<PlannedHistory> {
   const summary = await activeSummary(options.store, options.agentId);
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
-  const end = summary ? positions.findIndex(isEnd) : -1;
+  const found = summary ? positions.findIndex(isEnd) : -1;
+  // A summary never stands for the latest exchange: with no exchange after it, it is set aside.
+  const end = found !== -1 && messages.slice(found + 1).some((message) => startsExchange(message)) ? found : -1;
   // Without a summary in force nothing is covered, and the plan is over every message.
   let planned = messages;
   let placed = positions;

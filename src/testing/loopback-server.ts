@@ -8,11 +8,14 @@ export interface ReceivedRequest {
   readonly body: unknown;
 }
 
-/** How the server answers: a status and a JSON body, chosen per request. */
-export type LoopbackHandler = (request: ReceivedRequest) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
+/** An answer: a status and a JSON body, or a recorded server-sent event stream sent as it is. */
+export type LoopbackAnswer = { status: number; body: unknown } | { status: number; sse: string };
+
+/** How the server answers, chosen per request. */
+export type LoopbackHandler = (request: ReceivedRequest) => LoopbackAnswer | Promise<LoopbackAnswer>;
 
 /**
- * A real HTTP server on 127.0.0.1 that answers with recorded payloads, for testing provider
+ * A real HTTP server on 127.0.0.1 that answers with recorded payloads (JSON or event streams), for testing provider
  * clients end to end. Call `close()` when done.
  */
 export async function startLoopbackServer(handler: LoopbackHandler) {
@@ -24,9 +27,14 @@ export async function startLoopbackServer(handler: LoopbackHandler) {
       const text = Buffer.concat(chunks).toString('utf8');
       const entry: ReceivedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: text ? (JSON.parse(text) as unknown) : undefined };
       received.push(entry);
-      void Promise.resolve(handler(entry)).then(({ status, body }) => {
-        response.writeHead(status, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(body));
+      void Promise.resolve(handler(entry)).then((answer) => {
+        if ('sse' in answer) {
+          response.writeHead(answer.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          response.end(answer.sse);
+          return;
+        }
+        response.writeHead(answer.status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answer.body));
       });
     });
   });

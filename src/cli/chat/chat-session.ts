@@ -1,0 +1,300 @@
+import { isSummaryMessage } from '../../condense/stored-summary.js';
+import { digestSummarizer } from '../../condense/digest-summarizer.js';
+import { type Conversation, openConversation, type OpenConversationOptions } from '../../conversation/conversation.js';
+import { isSlidingContextError } from '../../errors/sliding-context-error.js';
+import { applyEventsTo } from '../../message/apply-events.js';
+import type { ModelMessage, ToolResultPart } from '../../message/message.js';
+import type { ChatClient } from '../../providers/chat/chat-client.js';
+import { toolCallsOf } from '../../exchange/tool-parts.js';
+import type { HistoryStore } from '../../store/history-store.js';
+import type { TokenCounter } from '../../tokens/token-counter.js';
+import { validateBudgetTokens } from '../../window/budget-tokens.js';
+import { formatNumber } from '../render/format-number.js';
+import { renderAgentHistory } from '../commands/store-commands.js';
+import { runChatTool, type ToolContext } from './chat-tools.js';
+import { messageLines, renderScrollback, type ScrollbackStyle } from './render-scrollback.js';
+
+/** What the chat writes to and asks with: the terminal, in the command; strings, in tests. */
+export interface ChatTerminal {
+  write(text: string): void;
+  /** Clears the screen and its scrollback before a redraw (a no-op off a terminal). */
+  clear(): void;
+  confirm(question: string): Promise<boolean>;
+  readonly style: ScrollbackStyle;
+}
+
+/** Everything a chat needs that it does not make itself. */
+export interface ChatSessionOptions {
+  readonly store: HistoryStore;
+  readonly conversation: Omit<OpenConversationOptions, 'store' | 'counter' | 'model' | 'agentId'>;
+  readonly model: string;
+  readonly agentId?: string | undefined;
+  readonly loadCounter: (model: string) => Promise<TokenCounter>;
+  /** Makes the provider's client; throws (a one-line error) when its key is missing. */
+  readonly client: () => Promise<ChatClient>;
+  readonly tools: ToolContext;
+  readonly terminal: ChatTerminal;
+}
+
+const HELP = `Commands:
+  /history          the exchanges out of and in the window, with their tokens
+  /clear            clear the window (the history keeps everything)
+  /mark [label]     set a mark to rewind to
+  /rewind [label]   go back to a mark (default: the latest)
+  /fork             continue in a child agent that sees the history so far
+  /compact          condense the history now, with a preview first
+  /budget N         change the token budget
+  /model M          switch the model (counts follow it)
+  /tokens           what the next request holds: system, tools, summary, window
+  /help             this list
+  /exit             leave (Ctrl-D too)`;
+
+/** Tool-loop steps within one turn before the chat stops asking the model. */
+const MAX_STEPS = 25;
+
+/**
+ * The chat's state: the conversation it holds, the model, and where the rule was last drawn. Each
+ * line typed is a turn or a slash command; the user's message is stored before the model is called,
+ * so nothing typed is lost when the call fails.
+ */
+export class ChatSession {
+  #conversation!: Conversation;
+  #model: string;
+  #counter!: TokenCounter;
+  #drawnCutoff: string | undefined;
+  #call: AbortController | undefined;
+  readonly #options: ChatSessionOptions;
+
+  private constructor(options: ChatSessionOptions) {
+    this.#options = options;
+    this.#model = options.model;
+  }
+
+  /** Opens (or resumes) the agent and draws its scrollback. */
+  static async start(options: ChatSessionOptions): Promise<ChatSession> {
+    const session = new ChatSession(options);
+    await session.#open(options.agentId);
+    await session.redraw();
+    return session;
+  }
+
+  get agentId(): string {
+    return this.#conversation.agentId;
+  }
+
+  async #open(agentId: string | undefined): Promise<void> {
+    this.#counter = await this.#options.loadCounter(this.#model);
+    this.#conversation = await openConversation({
+      ...this.#options.conversation,
+      store: this.#options.store,
+      agentId,
+      model: this.#model,
+      counter: this.#counter,
+      condense: this.#options.conversation.condense ?? { summarizer: digestSummarizer() },
+    });
+  }
+
+  /** Draws the whole scrollback again, with the rule at the current cutoff. */
+  async redraw(): Promise<void> {
+    const { terminal } = this.#options;
+    const entries = applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message);
+    const view = await this.#conversation.historyView();
+    terminal.clear();
+    terminal.write(`sliding-context chat · agent ${this.agentId} · ${this.#options.conversation.provider}/${this.#model} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
+    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), view.exchanges, terminal.style).join('\n')}\n`);
+    this.#drawnCutoff = await this.#cutoff();
+  }
+
+  /** A message as the scrollback draws it. */
+  #show(message: ModelMessage): void {
+    const lines = messageLines(message, this.#options.terminal.style);
+    if (lines.length > 0) this.#options.terminal.write(`${lines.join('\n')}\n`);
+  }
+
+  /** Where the window begins now: the first exchange in it (`top` while nothing has left it). */
+  async #cutoff(): Promise<string> {
+    const { exchanges } = await this.#conversation.historyView();
+    if (exchanges.every((exchange) => exchange.inWindow)) return 'top';
+    const first = exchanges.find((exchange) => exchange.inWindow && !exchange.pinned);
+    return first ? `${first.agentId}:${first.firstSeq}` : 'none';
+  }
+
+  /** Redraws when the cutoff moved since the last drawing (a pruning turn, a clear, a rewind). */
+  async #redrawIfMoved(): Promise<void> {
+    if ((await this.#cutoff()) !== this.#drawnCutoff) await this.redraw();
+  }
+
+  /** Stops the model's answer in progress, if any; true when there was one. */
+  interrupt(): boolean {
+    if (!this.#call) return false;
+    this.#call.abort();
+    return true;
+  }
+
+  /** Handles one typed line; false when the chat should end. */
+  async handle(line: string): Promise<boolean> {
+    const text = line.trim();
+    if (text === '') return true;
+    try {
+      if (text.startsWith('/')) return await this.#command(text);
+      await this.#turn(text);
+    } catch (error) {
+      this.#options.terminal.write(`error: ${isSlidingContextError(error) || error instanceof Error ? error.message : String(error)}\n`);
+    }
+    return true;
+  }
+
+  async #turn(text: string): Promise<void> {
+    const { terminal } = this.#options;
+    // Stored before the call: a failing provider loses nothing typed.
+    await this.#conversation.append([{ role: 'user', content: text }]);
+    let client: ChatClient;
+    try {
+      client = await this.#options.client();
+    } catch (error) {
+      terminal.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      return;
+    }
+    let usage: unknown;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      this.#call = new AbortController();
+      const { signal } = this.#call;
+      let reply;
+      // Streamed as the scrollback draws it: the answer's lines indented by two spaces.
+      const shown = { started: false };
+      const show = (piece: string) => {
+        terminal.write(`${shown.started ? '' : '  '}${piece.replaceAll('\n', '\n  ')}`);
+        shown.started = true;
+      };
+      try {
+        reply = await this.#conversation.send((request) => client.stream(request, show, signal));
+      } catch (error) {
+        terminal.write(`\nerror: ${signal.aborted ? 'interrupted' : oneLine(error)}\n`);
+        return;
+      } finally {
+        this.#call = undefined;
+      }
+      usage = reply.usage;
+      if (shown.started) terminal.write('\n');
+      await this.#conversation.append([reply.message]);
+      const calls = toolCallsOf(reply.message);
+      if (calls.length === 0) break;
+      const results: ToolResultPart[] = [];
+      for (const { part } of calls) {
+        this.#show({ role: 'assistant', content: [part] });
+        const outcome = await runChatTool(part.toolName, part.input, this.#options.tools);
+        const result: ToolResultPart = { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: outcome.isError ? 'error-text' : 'text', value: outcome.text } };
+        this.#show({ role: 'tool', content: [result] });
+        results.push(result);
+      }
+      await this.#conversation.append([{ role: 'tool', content: results }]);
+    }
+    await this.#conversation.endTurn({ usage });
+    await this.#redrawIfMoved();
+  }
+
+  async #command(text: string): Promise<boolean> {
+    const [name, ...rest] = text.slice(1).split(/\s+/);
+    const argument = rest.join(' ').trim() || undefined;
+    const { terminal } = this.#options;
+    switch (name) {
+      case 'exit':
+      case 'quit':
+        return false;
+      case 'help':
+        terminal.write(`${HELP}\n`);
+        return true;
+      case 'history':
+        terminal.write(renderAgentHistory(this.agentId, await this.#conversation.historyView()));
+        return true;
+      case 'clear':
+        await this.#conversation.clear();
+        await this.redraw();
+        return true;
+      case 'mark': {
+        const label = argument ?? `mark-${this.#conversation.marks.length + 1}`;
+        await this.#conversation.mark(label);
+        terminal.write(`mark "${label}" set\n`);
+        return true;
+      }
+      case 'rewind': {
+        const label = argument ?? this.#conversation.marks.at(-1);
+        if (label === undefined) {
+          terminal.write('error: no mark to rewind to; set one with /mark\n');
+          return true;
+        }
+        await this.#conversation.rewind(label);
+        await this.redraw();
+        terminal.write(`rewound to "${label}"\n`);
+        return true;
+      }
+      case 'fork': {
+        const parent = this.agentId;
+        this.#conversation = await this.#conversation.fork();
+        await this.redraw();
+        terminal.write(`forked: now in agent ${this.agentId} (the parent ${parent} is unchanged)\n`);
+        return true;
+      }
+      case 'compact': {
+        const preview = await this.#conversation.compact({ dryRun: true });
+        if (preview.summary === null) {
+          terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${preview.fallbackDetail ?? ''})\n` : 'nothing to condense yet\n');
+          return true;
+        }
+        terminal.write(`${preview.summary}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+        if (await terminal.confirm('Replace them with this summary?')) {
+          await this.#conversation.compact();
+          await this.redraw();
+        }
+        return true;
+      }
+      case 'budget': {
+        await this.#conversation.setBudgetTokens(validateBudgetTokens(argument, '/budget'));
+        await this.redraw();
+        return true;
+      }
+      case 'model': {
+        if (!argument) {
+          terminal.write(`model: ${this.#model}\n`);
+          return true;
+        }
+        this.#model = argument;
+        await this.#open(this.agentId);
+        await this.redraw();
+        return true;
+      }
+      case 'tokens':
+        terminal.write(await this.#tokens());
+        return true;
+      default:
+        terminal.write(`error: no command /${name ?? ''}; /help lists them\n`);
+        return true;
+    }
+  }
+
+  /** `/tokens`: what the next request holds, part by part. */
+  async #tokens(): Promise<string> {
+    const { report } = await this.#conversation.request();
+    const target = { provider: report.provider, model: report.model };
+    const { system, tools } = this.#conversation.settings;
+    const systemTokens = this.#counter.countPreamble({ ...target, system }).tokens;
+    const withTools = this.#counter.countPreamble({ ...target, system, tools }).tokens;
+    const summary = report.messages.filter(isSummaryMessage).reduce((sum, message) => sum + this.#counter.countMessage({ ...target, message }).tokens, 0);
+    const rows: [string, number][] = [
+      ['system prompt', systemTokens],
+      ['tool definitions', withTools - systemTokens],
+      ['summary', summary],
+      ['window messages', report.totalTokens - withTools - summary],
+      ['total', report.totalTokens],
+    ];
+    const { budgetTokens } = this.#conversation.settings;
+    const working = report.budgetTokens === budgetTokens ? '' : `; ${formatNumber(report.budgetTokens)} after the margin reported usage asks for`;
+    const budget = budgetTokens === 0 ? 'no budget' : `budget ${formatNumber(budgetTokens)}${working}`;
+    return `${rows.map(([label, tokens]) => `  ${label.padEnd(18)}${formatNumber(tokens).padStart(10)}`).join('\n')}\n  ${budget}\n  ${report.method} · ${report.exact ? 'exact' : 'estimated in part'}${report.calibrated.tokens === report.totalTokens ? '' : ` · ${formatNumber(report.calibrated.tokens)} as the provider counts`}\n`;
+  }
+}
+
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}

@@ -1,0 +1,64 @@
+import type { ExchangeHistory } from '../../conversation/exchange-history.js';
+import { detectExchanges } from '../../exchange/detect-exchanges.js';
+import type { ModelMessage } from '../../message/message.js';
+import { toJson } from '../../message/to-json.js';
+import { toolOutputText } from '../../message/tool-output-text.js';
+import { renderContextRule } from '../render/context-rule.js';
+import { formatNumber } from '../render/format-number.js';
+
+/** How the scrollback is drawn: its width, and colors (only on a terminal, never with NO_COLOR). */
+export interface ScrollbackStyle {
+  readonly width: number;
+  readonly color: boolean;
+}
+
+const dim = (style: ScrollbackStyle, text: string) => (style.color ? `\u001b[2m${text}\u001b[22m` : text);
+const bold = (style: ScrollbackStyle, text: string) => (style.color ? `\u001b[1m${text}\u001b[22m` : text);
+
+function clipLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+/** The lines one message shows in the scrollback. */
+export function messageLines(message: ModelMessage, style: ScrollbackStyle): string[] {
+  if (message.role === 'system') return [];
+  const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+  return parts.flatMap((part): string[] => {
+    if (part.type === 'text') {
+      if (message.role === 'user') return [bold(style, `› ${part.text}`)];
+      return part.text.split('\n').map((line) => `  ${line}`);
+    }
+    if (part.type === 'tool-call') return [dim(style, `  ⚙ ${part.toolName}(${clipLine(toJson(part.input), style.width - part.toolName.length - 8)})`)];
+    if (part.type === 'tool-result') {
+      const text = toolOutputText(part.output);
+      const lines = text === '' ? 0 : text.split('\n').length;
+      const failed = part.output.type === 'error-text' || part.output.type === 'error-json';
+      return [dim(style, `    → ${part.toolName}: ${failed ? `failed: ${clipLine(text, style.width - 24)}` : `${formatNumber(lines)} line${lines === 1 ? '' : 's'}`}`)];
+    }
+    return [];
+  });
+}
+
+/**
+ * The conversation as the chat shows it: every exchange of the visible history, with the
+ * `── context ──` rule where the model's context begins (after the exchanges it no longer sees)
+ * and a note of the summary pinned there. `exchanges` is the `/history` view of the same history,
+ * so the rule is where the window's cutoff is.
+ */
+export function renderScrollback(messages: readonly ModelMessage[], exchanges: readonly ExchangeHistory[], style: ScrollbackStyle): string[] {
+  const lines: string[] = [];
+  const detected = detectExchanges(messages);
+  const firstIn = exchanges.findIndex((exchange) => exchange.inWindow && !exchange.pinned);
+  const summarized = exchanges.filter((exchange) => exchange.summarized).length;
+  detected.forEach((exchange, index) => {
+    if (index === firstIn) {
+      lines.push('', renderContextRule(style.width), '');
+      if (summarized > 0) lines.push(dim(style, `  (a summary of the ${formatNumber(summarized)} exchanges above is pinned here)`), '');
+    }
+    for (const message of messages.slice(exchange.firstMessage, exchange.lastMessage + 1)) lines.push(...messageLines(message, style));
+    lines.push('');
+  });
+  if (firstIn === -1) lines.push(renderContextRule(style.width), '');
+  return lines;
+}

@@ -1,0 +1,123 @@
+import { createInterface, type Interface } from 'node:readline/promises';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import type { ChatClient } from '../../providers/chat/chat-client.js';
+import type { HistoryStore } from '../../store/history-store.js';
+import { ChatSession } from '../chat/chat-session.js';
+import { chatToolDefinitions } from '../chat/chat-tools.js';
+import type { CliIo } from '../cli-io.js';
+import { loadCliCounter } from '../load-cli-counter.js';
+import { withCliStore } from '../open-cli-store.js';
+import { resolveCliBudget } from '../resolve-cli-budget.js';
+import type { StoreCommandFlags } from './store-commands.js';
+
+/** Flags of `chat`. */
+export interface ChatFlags extends StoreCommandFlags {
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  readonly agent?: string | undefined;
+  readonly new?: boolean | undefined;
+  readonly budget?: string | undefined;
+  readonly allowCommands?: boolean | undefined;
+}
+
+const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
+const KEYS: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', google: 'GEMINI_API_KEY' };
+
+/** The provider's client through its official SDK; a missing key is a one-line error at the first call. */
+function clientFactory(provider: string, flags: ChatFlags, io: CliIo): () => Promise<ChatClient> {
+  let made: ChatClient | undefined;
+  return async () => {
+    if (made) return made;
+    const keyName = KEYS[provider] as string;
+    const apiKey = io.env[keyName] ?? (flags.baseUrl ? 'not-needed' : undefined);
+    if (!apiKey) throw new Error(`${keyName} is not set: export it${provider === 'openai' ? ', or pass --base-url for a local OpenAI-compatible server' : ''}. Your message is stored; send it again once the key is set.`);
+    const chat = await import('../../providers/chat/chat-client.js');
+    if (provider === 'anthropic') {
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      made = chat.anthropicClient(new Anthropic({ apiKey, baseURL: flags.baseUrl, maxRetries: 1 }));
+    } else if (provider === 'google') {
+      const { GoogleGenAI } = await import('@google/genai');
+      made = chat.googleClient(new GoogleGenAI({ apiKey, ...(flags.baseUrl ? { httpOptions: { baseUrl: flags.baseUrl } } : {}) }));
+    } else {
+      const { default: OpenAI } = await import('openai');
+      made = chat.openAiChatClient(new OpenAI({ apiKey, baseURL: flags.baseUrl, maxRetries: 1 }));
+    }
+    return made;
+  };
+}
+
+/** The agent this directory chatted with last, if any. */
+async function lastAgentFor(store: HistoryStore, cwd: string): Promise<string | undefined> {
+  const agents = (await store.listAgents()).sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime());
+  for (const agent of agents) if ((await store.agentMeta(agent.agentId)).chatCwd === cwd) return agent.agentId;
+  return undefined;
+}
+
+/** A line from the terminal, or null when it closes (Ctrl-D). */
+function ask(lines: Interface, prompt: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const closed = () => {
+      resolve(null);
+    };
+    lines.once('close', closed);
+    lines.question(prompt).then((answer) => {
+      lines.off('close', closed);
+      resolve(answer);
+    }, closed);
+  });
+}
+
+/**
+ * `chat`: a terminal agent on the library. Its scrollback shows the conversation with the
+ * `── context ──` rule at the window's cutoff, redrawn when the cutoff moves and the same after a
+ * restart; slash commands are events in the stored history.
+ */
+export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
+  const { terminal } = io;
+  if (!terminal) throw new SlidingContextError('INVALID_INPUT', 'chat needs a terminal.');
+  const provider = flags.provider ?? 'openai';
+  if (!(provider in DEFAULT_MODELS)) throw new SlidingContextError('INVALID_INPUT', `--provider must be openai, anthropic or google; got "${provider}".`);
+  const model = flags.model ?? DEFAULT_MODELS[provider] ?? 'gpt-4o';
+  const cwd = io.cwd ?? '.';
+  const isTerminal = terminal.output.isTTY === true;
+  await withCliStore(io, flags, async (store) => {
+    const agentId = flags.agent ?? (flags.new ? undefined : await lastAgentFor(store, cwd));
+    const lines = createInterface({ input: terminal.input, output: terminal.output, terminal: isTerminal });
+    const write = (text: string) => {
+      terminal.output.write(text);
+    };
+    const session = await ChatSession.start({
+      store,
+      agentId,
+      model,
+      conversation: {
+        provider,
+        budgetTokens: await resolveCliBudget(io, flags.budget, { provider, model }),
+        tools: chatToolDefinitions(flags.allowCommands === true),
+        system: 'You are a coding agent working in the user\'s project. Use the tools to read files before you answer about them. Be concise.',
+        meta: { chatCwd: cwd },
+      },
+      loadCounter: (name) => loadCliCounter(io, provider, name),
+      client: clientFactory(provider, flags, io),
+      tools: { cwd, allowCommands: flags.allowCommands === true, confirm: async (question) => (await ask(lines, `${question} [y/N] `))?.trim().toLowerCase() === 'y' },
+      terminal: {
+        write,
+        clear: () => {
+          if (isTerminal) write('\u001b[3J\u001b[2J\u001b[H');
+        },
+        confirm: async (question) => (await ask(lines, `${question} [y/N] `))?.trim().toLowerCase() === 'y',
+        style: { width: Math.min(terminal.output.columns ?? 100, 160), color: isTerminal && io.env.NO_COLOR === undefined },
+      },
+    });
+    lines.on('SIGINT', () => {
+      if (!session.interrupt()) lines.close();
+    });
+    for (;;) {
+      const line = await ask(lines, '› ');
+      if (line === null || !(await session.handle(line))) break;
+    }
+    lines.close();
+    write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
+  });
+}
