@@ -101,7 +101,7 @@ export function createProgram(io: CliIo): Command {
     .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
     .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
     .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
-    .addHelpText('after', '\nExamples:\n  OPENAI_API_KEY=… sliding-context chat --budget 20000\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
+    .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
     .action(async (options: ChatFlags) => {
       const { runChatCommand } = await import('./commands/chat-command.js');
       await runChatCommand(options, io);

@@ -31,12 +31,13 @@ afterAll(async () => {
 
 const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-t', session);
-async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+const scrollback = () => tmux('capture-pane', '-p', '-S', '-200', '-t', session);
+async function waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const shown = screen();
     if (pattern.test(shown)) return shown;
-    if (Date.now() > until) throw new Error(`the screen never showed ${String(pattern)}; it shows:\n${shown}`);
+    if (Date.now() > until) throw new Error(`the screen never showed ${String(pattern)}; it shows:\n${shown}\nwith the scrollback:\n${scrollback()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -44,6 +45,7 @@ const type = (text: string) => {
   tmux('send-keys', '-t', session, '-l', text);
   tmux('send-keys', '-t', session, 'Enter');
 };
+// Each chat runs on its own embedded PGlite directory (DATABASE_URL is unset for it).
 const chatCommand = [
   process.execPath, '--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/cli/main.ts'),
   'chat', '--base-url', `${server.url}/v1`, '--budget', '900', '--data-dir', join(work, 'store'),
@@ -54,14 +56,13 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
   it('streams, runs tools, moves the rule after a pruning turn, shows /history, rewinds, and draws the same after a restart', async () => {
     // A shell in the pane, so that the chat can be left and started again in it.
     tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '70', '-c', work, 'sh');
-    tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY NO_COLOR=1 ${chatCommand}`, 'Enter');
-    await waitFor(/sliding-context chat · agent [0-9a-f-]{36} · openai\/gpt-4o · budget 900 tokens/);
-    await waitFor(/^›\s*$/m);
-    // Before any eviction the context begins at the top.
-    expect(lineOf(screen(), /^── context ──/)).toBeLessThan(4);
-
+    tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${chatCommand}`, 'Enter');
+    // Typed at once, while the chat is still opening: kept for the first prompt.
     type('read notes please');
     let shown = await waitFor(/The tests now pass: I fixed the order in src\/app\.ts\.\n/);
+    expect(shown).toMatch(/sliding-context chat · agent [0-9a-f-]{36} · openai\/gpt-4o · budget 900 tokens/);
+    // Before any eviction the context begins at the top.
+    expect(lineOf(shown, /^── context ──/)).toBeLessThan(lineOf(shown, /read notes please/));
     expect(shown).toMatch(/› read notes please\n {2}⚙ read_file\(\{"path":"notes\.txt"\}\)\n {4}→ read_file: 2 lines\n {2}The tests now pass/);
 
     type('/mark before');
@@ -90,7 +91,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
 
     type('/exit');
     await waitFor(/bye: resume with/);
-    tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY NO_COLOR=1 ${chatCommand}`, 'Enter');
+    tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${chatCommand}`, 'Enter');
     await waitFor(/^›\s*$/m);
     const after = screen().split('\n').filter((line) => !line.startsWith('›') && !line.startsWith('rewound'));
     expect(after.slice(0, 20)).toEqual(before.slice(0, 20));
@@ -100,7 +101,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
   it('speaks the Anthropic streaming API the same way', async () => {
     const name = `${session}-anthropic`;
     const command = chatCommand.replace(`'--base-url' '${server.url}/v1'`, `'--provider' 'anthropic' '--base-url' '${server.url}'`).replace(join(work, 'store'), join(work, 'store-anthropic'));
-    tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', work, `env ANTHROPIC_API_KEY=test NO_COLOR=1 ${command}`);
+    tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', work, `env -u DATABASE_URL ANTHROPIC_API_KEY=test NO_COLOR=1 ${command}`);
     try {
       await waitForIn(name, /anthropic\/claude-sonnet-4-6/);
       await waitForIn(name, /^›\s*$/m);
@@ -118,7 +119,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
   it('a missing key is one line, and the REPL stays alive with the message stored', async () => {
     const name = `${session}-key`;
     const command = chatCommand.replace(`'--base-url' '${server.url}/v1' `, '').replace(join(work, 'store'), join(work, 'store-key'));
-    tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', work, `env -u OPENAI_API_KEY NO_COLOR=1 ${command}`);
+    tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', '-c', work, `env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${command}`);
     try {
       const at = (pattern: RegExp) => waitForIn(name, pattern);
       await at(/^›\s*$/m);
@@ -135,11 +136,11 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
 });
 
 async function waitForIn(name: string, pattern: RegExp): Promise<string> {
-  const until = Date.now() + 20_000;
+  const until = Date.now() + 60_000;
   for (;;) {
     const shown = tmux('capture-pane', '-p', '-t', name);
     if (pattern.test(shown)) return shown;
-    if (Date.now() > until) throw new Error(`the screen never showed ${String(pattern)}; it shows:\n${shown}`);
+    if (Date.now() > until) throw new Error(`the screen never showed ${String(pattern)}; it shows:\n${shown}\nwith the scrollback:\n${scrollback()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ChatClient } from '../../providers/chat/chat-client.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -54,18 +54,36 @@ async function lastAgentFor(store: HistoryStore, cwd: string): Promise<string | 
   return undefined;
 }
 
-/** A line from the terminal, or null when it closes (Ctrl-D). */
-function ask(lines: Interface, prompt: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const closed = () => {
-      resolve(null);
-    };
-    lines.once('close', closed);
-    lines.question(prompt).then((answer) => {
-      lines.off('close', closed);
-      resolve(answer);
-    }, closed);
+/**
+ * Reads lines from the terminal from the start, so that what is typed while the chat opens is
+ * kept for the first prompt. The function it returns shows a prompt and gives the next line, or
+ * null once the terminal closes (Ctrl-D).
+ */
+function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: string) => Promise<string | null> {
+  const pending: string[] = [];
+  const waiting: ((line: string | null) => void)[] = [];
+  let closed = false;
+  lines.on('line', (line) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else pending.push(line);
   });
+  lines.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(null);
+  });
+  return (prompt) => {
+    lines.setPrompt(prompt);
+    lines.prompt();
+    const next = pending.shift();
+    if (next !== undefined) {
+      // Typed ahead: shown after its prompt, as if typed there.
+      output.write(`${next}\n`);
+      return Promise.resolve(next);
+    }
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiting.push(resolve));
+  };
 }
 
 /**
@@ -81,43 +99,50 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
   const model = flags.model ?? DEFAULT_MODELS[provider] ?? 'gpt-4o';
   const cwd = io.cwd ?? '.';
   const isTerminal = terminal.output.isTTY === true;
-  await withCliStore(io, flags, async (store) => {
-    const agentId = flags.agent ?? (flags.new ? undefined : await lastAgentFor(store, cwd));
-    const lines = createInterface({ input: terminal.input, output: terminal.output, terminal: isTerminal });
-    const write = (text: string) => {
-      terminal.output.write(text);
-    };
-    const session = await ChatSession.start({
-      store,
-      agentId,
-      model,
-      conversation: {
-        provider,
-        budgetTokens: await resolveCliBudget(io, flags.budget, { provider, model }),
-        tools: chatToolDefinitions(flags.allowCommands === true),
-        system: 'You are a coding agent working in the user\'s project. Use the tools to read files before you answer about them. Be concise.',
-        meta: { chatCwd: cwd },
-      },
-      loadCounter: (name) => loadCliCounter(io, provider, name),
-      client: clientFactory(provider, flags, io),
-      tools: { cwd, allowCommands: flags.allowCommands === true, confirm: async (question) => (await ask(lines, `${question} [y/N] `))?.trim().toLowerCase() === 'y' },
-      terminal: {
-        write,
-        clear: () => {
-          if (isTerminal) write('\u001b[3J\u001b[2J\u001b[H');
+  const lines = createInterface({ input: terminal.input, output: terminal.output, terminal: isTerminal });
+  const ask = lineReader(lines, terminal.output);
+  const confirm = async (question: string) => (await ask(`${question} [y/N] `))?.trim().toLowerCase() === 'y';
+  try {
+    await withCliStore(io, flags, async (store) => {
+      const agentId = flags.agent ?? (flags.new ? undefined : await lastAgentFor(store, cwd));
+      const write = (text: string) => {
+        terminal.output.write(text);
+      };
+      const session = await ChatSession.start({
+        store,
+        agentId,
+        model,
+        conversation: {
+          provider,
+          budgetTokens: await resolveCliBudget(io, flags.budget, { provider, model }),
+          tools: chatToolDefinitions(flags.allowCommands === true),
+          system: 'You are a coding agent working in the user\'s project. Use the tools to read files before you answer about them. Be concise.',
+          meta: { chatCwd: cwd },
         },
-        confirm: async (question) => (await ask(lines, `${question} [y/N] `))?.trim().toLowerCase() === 'y',
-        style: { width: Math.min(terminal.output.columns ?? 100, 160), color: isTerminal && io.env.NO_COLOR === undefined },
-      },
+        loadCounter: (name) => loadCliCounter(io, provider, name),
+        client: clientFactory(provider, flags, io),
+        tools: { cwd, allowCommands: flags.allowCommands === true, confirm },
+        terminal: {
+          write,
+          clear: () => {
+            if (isTerminal) write('\u001b[3J\u001b[2J\u001b[H');
+          },
+          confirm,
+          style: { width: Math.min(terminal.output.columns ?? 100, 160), color: isTerminal && io.env.NO_COLOR === undefined },
+        },
+      });
+      lines.on('SIGINT', () => {
+        if (!session.interrupt()) lines.close();
+      });
+      for (;;) {
+        const line = await ask('› ');
+        if (line === null || !(await session.handle(line))) break;
+      }
+      // Hand the terminal back at once: what is typed from here on is the shell's.
+      lines.close();
+      write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
     });
-    lines.on('SIGINT', () => {
-      if (!session.interrupt()) lines.close();
-    });
-    for (;;) {
-      const line = await ask(lines, '› ');
-      if (line === null || !(await session.handle(line))) break;
-    }
+  } finally {
     lines.close();
-    write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
-  });
+  }
 }
