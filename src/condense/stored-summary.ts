@@ -24,7 +24,8 @@ export interface StoredSummary extends ContextRange {
  * sees. A rewind or clear past a summary's end sets it aside, so what it covered comes back.
  */
 export async function activeSummary(store: HistoryStore, agentId: string): Promise<StoredSummary | undefined> {
-  const summaries = (await store.ranges(agentId, { kind: 'summary' })).reverse();
+  // A fork starts with the summary its parent had in force: ranges recorded up to the fork count.
+  const summaries = (await store.ranges(agentId, { kind: 'summary', inherited: true })).reverse();
   if (summaries.length === 0) return undefined;
   const visible = await store.visible(agentId, summaries.map((summary) => summary.last));
   return summaries.find((_, index) => visible[index]) as StoredSummary | undefined;

@@ -164,3 +164,20 @@ describe('a budget derived from the model', () => {
     expect((await fork.request()).report.budgetTokens).toBe(17_000);
   });
 });
+
+describe('a fork and the summary in force', () => {
+  it('starts with its parent\'s summary, and what the parent condenses after the fork stays the parent\'s', async () => {
+    const { conversation } = await run({ condense: { summarizer: digestSummarizer() } });
+    const before = (await conversation.request()).request;
+    expect(JSON.stringify(before)).toContain('Earlier in this conversation');
+    const child = await conversation.fork();
+    expect((await child.request()).request).toEqual(before);
+    expect((await child.history()).filter((exchange) => exchange.summarized).length).toBeGreaterThan(0);
+    for (let i = 12; i < 20; i++) {
+      await conversation.append(turn(i));
+      await conversation.endTurn();
+    }
+    const reopened = await openConversation({ store, agentId: child.agentId, ...target, counter });
+    expect((await reopened.request()).request).toEqual(before);
+  });
+});

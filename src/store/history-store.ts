@@ -543,16 +543,28 @@ export class HistoryStore {
   }
 
   /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only. */
-  async ranges(agentId: string, filter: { readonly kind?: string | undefined } = {}): Promise<ContextRange[]> {
+  async ranges(agentId: string, filter: { readonly kind?: string | undefined; readonly inherited?: boolean | undefined } = {}): Promise<ContextRange[]> {
     const key = parseAgentId(agentId);
-    let query = this.#database.db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId).where('agent_id', '=', key.id);
+    // With `inherited`, each ancestor's ranges recorded up to the fork that leads here, too.
+    const scopes: { id: string; until?: Date }[] = [{ id: key.id }];
+    if (filter.inherited === true) {
+      const { lineage } = await requireAgent(this.#database.db, key);
+      const path = [...lineage, key.id];
+      if (path.length > 1) {
+        const rows = await this.#database.db.selectFrom('agents').select(['id', 'created_at']).where('root_id', '=', key.rootId).where('id', 'in', path).execute();
+        const created = new Map(rows.map((row) => [row.id, new Date(row.created_at)]));
+        for (let index = path.length - 2; index >= 0; index--) scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as Date });
+      }
+    }
+    let query = this.#database.db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId)
+      .where(({ and, eb, or }) => or(scopes.map((scope) => and([eb('agent_id', '=', scope.id), ...(scope.until ? [eb('created_at', '<=', scope.until)] : [])]))));
     if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
     const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
-    const publicId = (id: string | null) => formatAgentId({ rootId: key.rootId, id: id ?? key.id });
+    const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });
     return rows.map((row) => ({
       kind: row.kind,
-      first: { agentId: publicId(row.first_agent_id), seq: row.first_seq },
-      last: { agentId: publicId(row.last_agent_id), seq: row.last_seq },
+      first: { agentId: publicId(row.first_agent_id, row.agent_id), seq: row.first_seq },
+      last: { agentId: publicId(row.last_agent_id, row.agent_id), seq: row.last_seq },
       data: row.body as Record<string, unknown>,
       createdAt: new Date(row.created_at),
     }));

@@ -18,6 +18,7 @@ const lastUserText = (body: unknown) => {
 // The recorded OpenAI streams: a read_file call when asked to read notes, else a short answer.
 const server = await startLoopbackServer(({ path, body }) => {
   if (path.startsWith('/v1/messages')) return recorded('anthropic-stream-text');
+  if (lastUserText(body).includes('fail please')) return { status: 500, body: { error: { message: 'The server had an error while processing your request.', type: 'server_error' } } };
   return recorded(lastUserText(body).includes('read notes') ? 'openai-stream-tool-call' : 'openai-stream-text');
 });
 const work = mkdtempSync(join(tmpdir(), 'sliding-context-chat-'));
@@ -67,6 +68,9 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
 
     type('/mark before');
     await waitFor(/mark "before" set/);
+    // A failing provider: one line, the chat goes on.
+    type('fail please');
+    await waitFor(/› fail please\s*\nerror: 500 The server had an error while processing your request\.\s*\n›/);
     // Short turns until the big first exchange no longer fits: the rule moves below it.
     for (let turn = 1; turn <= 6 && lineOf(screen(), /^── context ──/) < lineOf(screen(), /read notes please/); turn++) {
       type(`question ${turn}`);
@@ -84,7 +88,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     shown = await waitFor(/rewound to "before"/);
     // The turns after the mark left the scrollback and the window; the summary of the first exchange is set
     // aside, since it would now stand for the latest exchange: the context begins at the top again.
-    expect(shown).not.toMatch(/› question 1/);
+    expect(shown).not.toMatch(/› question 1|› fail please/);
     expect(lineOf(shown, /^── context ──/)).toBeLessThan(lineOf(shown, /› read notes please/));
     expect(shown).not.toMatch(/a summary of/);
     const before = screen().split('\n').filter((line) => !line.startsWith('›') && !line.startsWith('rewound'));
@@ -96,7 +100,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     const after = screen().split('\n').filter((line) => !line.startsWith('›') && !line.startsWith('rewound'));
     expect(after.slice(0, 20)).toEqual(before.slice(0, 20));
     expect(after.filter((line) => line.startsWith('── context ──'))).toHaveLength(1);
-  }, 120_000);
+  }, 180_000);
 
   it('speaks the Anthropic streaming API the same way', async () => {
     const name = `${session}-anthropic`;
@@ -114,7 +118,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     } finally {
       spawnSync('tmux', ['kill-session', '-t', name]);
     }
-  }, 60_000);
+  }, 180_000);
 
   it('a missing key is one line, and the REPL stays alive with the message stored', async () => {
     const name = `${session}-key`;
@@ -123,16 +127,38 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     try {
       const at = (pattern: RegExp) => waitForIn(name, pattern);
       await at(/^›\s*$/m);
-      tmux('send-keys', '-t', name, '-l', 'hello there');
+      // Long enough that a digest of it is smaller than it.
+      tmux('send-keys', '-t', name, '-l', `hello there, ${'here is a long paste of a stack trace line; '.repeat(30)}`);
       tmux('send-keys', '-t', name, 'Enter');
       await at(/error: OPENAI_API_KEY is not set: export it, or pass --base-url/);
-      tmux('send-keys', '-t', name, '-l', '/history');
-      tmux('send-keys', '-t', name, 'Enter');
-      await at(/#0 {2}"hello there"/);
+      const send = (text: string) => {
+        tmux('send-keys', '-t', name, '-l', text);
+        tmux('send-keys', '-t', name, 'Enter');
+      };
+      send('/history');
+      await at(/#0 {2}"hello there, here is a long paste/);
+      // The slash commands that need no provider: each is an event in the stored history.
+      send('a second message');
+      await at(/› a second message\s*\nerror: OPENAI_API_KEY/);
+      send('/compact');
+      await at(/Replace them with this summary\? \[y\/N\]/);
+      send('y');
+      await at(/\(a summary of the 1 exchanges above is pinned here\)/);
+      send('/budget 5');
+      await at(/budget 5 tokens/);
+      send('/fork');
+      const forked = await at(/forked: now in agent [0-9a-f-]{36}:[0-9a-f-]{36}\n {2}\(the parent, [0-9a-f-]{36}, is unchanged\)/);
+      // The child sees the history so far, with the summary its parent had in force.
+      expect(forked).toMatch(/› hello there/);
+      expect(forked).toMatch(/\(a summary of the 1 exchanges above is pinned here\)/);
+      send('/clear');
+      await at(/budget 5 tokens · \/help\n── context ─+\n\s*\n›\s*$/);
+      send('/nope');
+      await at(/error: no command \/nope; \/help lists them/);
     } finally {
       spawnSync('tmux', ['kill-session', '-t', name]);
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 async function waitForIn(name: string, pattern: RegExp): Promise<string> {

@@ -232,7 +232,7 @@ export class ChatSession {
         const parent = this.agentId;
         this.#conversation = await this.#conversation.fork();
         await this.redraw();
-        terminal.write(`forked: now in agent ${this.agentId} (the parent ${parent} is unchanged)\n`);
+        terminal.write(`forked: now in agent ${this.agentId}\n  (the parent, ${parent}, is unchanged)\n`);
         return true;
       }
       case 'compact': {
