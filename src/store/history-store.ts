@@ -553,11 +553,13 @@ export class HistoryStore {
       if (path.length > 1) {
         const rows = await this.#database.db.selectFrom('agents').select(['id', 'created_at']).where('root_id', '=', key.rootId).where('id', 'in', path).execute();
         const created = new Map(rows.map((row) => [row.id, new Date(row.created_at)]));
-        for (let index = path.length - 2; index >= 0; index--) scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as Date });
+        for (let index = path.length - 2; index >= 0; index--) {
+          scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as Date });
+        }
       }
     }
     let query = this.#database.db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId)
-      .where(({ and, eb, or }) => or(scopes.map((scope) => and([eb('agent_id', '=', scope.id), ...(scope.until ? [eb('created_at', '<=', scope.until)] : [])]))));
+      .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until ? [eb('created_at', '<=', scope.until)] : [])]))));
     if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
     const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
     const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });
