@@ -159,6 +159,22 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(await store.ranges(parent)).toEqual([]);
     });
 
+    it('inherits the ranges an ancestor recorded up to the fork, not those after it', async () => {
+      const parent = await store.createAgent();
+      await store.append(parent, [user('a'), answer('b'), user('c')]);
+      await store.recordRanges(parent, [{ kind: 'summary', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 2 }, data: { text: 'before the fork' } }]);
+      const child = await store.fork(parent);
+      const grandchild = await store.fork(child);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.recordRanges(parent, [{ kind: 'summary', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 3 }, data: { text: 'after the fork' } }]);
+      await store.recordRanges(child, [{ kind: 'evicted', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 2 }, data: {} }]);
+      const texts = async (agentId: string, kind?: string) => (await store.ranges(agentId, { kind, inherited: true })).map((range) => range.data.text ?? range.kind);
+      expect(await texts(child, 'summary')).toEqual(['before the fork']);
+      expect(await texts(grandchild)).toEqual(['before the fork']);
+      expect(await texts(parent, 'summary')).toEqual(['before the fork', 'after the fork']);
+      expect(await store.ranges(child, { kind: 'summary' })).toEqual([]);
+    });
+
     it('lists agents with their counts and parents', async () => {
       const agent = await store.createAgent();
       await store.append(agent, [user('x')], { counts: [{ tokens: 12, exact: true, method: 'o200k_base' }], countTarget: { provider: 'openai', model: 'gpt-4o' } });
