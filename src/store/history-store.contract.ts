@@ -168,7 +168,8 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       await new Promise((resolve) => setTimeout(resolve, 5));
       await store.recordRanges(parent, [{ kind: 'summary', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 3 }, data: { text: 'after the fork' } }]);
       await store.recordRanges(child, [{ kind: 'evicted', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 2 }, data: {} }]);
-      const texts = async (agentId: string, kind?: string) => (await store.ranges(agentId, { kind, inherited: true })).map((range) => range.data.text ?? range.kind);
+      const texts = async (agentId: string, kind?: string) =>
+        (await store.ranges(agentId, { kind, inherited: true })).map((range) => range.data.text ?? range.kind);
       expect(await texts(child, 'summary')).toEqual(['before the fork']);
       expect(await texts(grandchild)).toEqual(['before the fork']);
       expect(await texts(parent, 'summary')).toEqual(['before the fork', 'after the fork']);
