@@ -169,7 +169,7 @@ export class ChatSession {
       try {
         reply = await this.#conversation.send((request) => client.stream(request, show, signal));
       } catch (error) {
-        terminal.write(`\nerror: ${signal.aborted ? 'interrupted' : oneLine(error)}\n`);
+        terminal.write(`${shown.started ? '\n' : ''}error: ${signal.aborted ? 'interrupted' : oneLine(error)}\n`);
         return;
       } finally {
         this.#call = undefined;
@@ -188,6 +188,7 @@ export class ChatSession {
         results.push(result);
       }
       await this.#conversation.append([{ role: 'tool', content: results }]);
+      if (step === MAX_STEPS - 1) terminal.write(`(stopped after ${MAX_STEPS} tool steps: say "go on" to continue)\n`);
     }
     await this.#conversation.endTurn({ usage });
     await this.#redrawIfMoved();
