@@ -171,4 +171,18 @@ describe('sliding-context window, bad input', () => {
       message: expect.stringMatching(message),
     });
   });
+
+  it('--policy chooses the policy: the report names it, and lists the tool outputs clear-tool-outputs cleared', async () => {
+    const output = (id: string) => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: 'line of a large file\n'.repeat(400) } }] });
+    const call = (id: string) => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `${id}.ts` } }] });
+    const turn = JSON.stringify([{ role: 'user', content: 'Read the modules.' }, call('a'), output('a'), call('b'), output('b'), call('c'), output('c'), { role: 'assistant', content: 'Done.' }]);
+    const { stdout } = await runCli(['window', 'turn.json', '--budget', '3000', '--policy', 'clear-tool-outputs'], { files: { 'turn.json': turn } });
+    expect(stdout).toMatch(/^Policy {5}clear-tool-outputs$/m);
+    expect(stdout).toMatch(/^Cleared {4}1 old tool output of the latest exchange \([\d,]+ tokens; calls and ids kept\): read_file a$/m);
+    const json = JSON.parse((await runCli(['window', 'turn.json', '--budget', '3000', '--policy', 'clear-tool-outputs', '--json'], { files: { 'turn.json': turn } })).stdout) as { policy: string; clearedToolOutputs: { toolCallId: string; storedAs: string }[]; request: unknown };
+    expect(json).toMatchObject({ policy: 'clear-tool-outputs', clearedToolOutputs: [{ toolCallId: 'a', storedAs: 'message 2' }] });
+    expect(JSON.stringify(json.request)).toContain('[output cleared: ');
+    const fraction = await runCli(['window', 'session.json', '--budget', '20000', '--policy', 'fraction'], { files });
+    expect(fraction.stdout).toMatch(/^Policy {5}fraction$/m);
+  });
 });

@@ -74,6 +74,13 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
     `Window     ${formatNumber(plan.totalTokens)} tokens in all${plan.budgetTokens > 0 ? ` (budget ${formatNumber(plan.budgetTokens)})` : ''}: ${inWindow} of ${plan.exchanges.length} exchanges, ${plan.evictedExchanges} evicted`,
     `Counting   ${counting}`,
   );
+  if (plan.policy !== 'budget') lines.push(`Policy     ${plan.policy}`);
+  if (plan.clearedToolOutputs.length > 0) {
+    const cleared = plan.clearedToolOutputs;
+    lines.push(
+      `Cleared    ${cleared.length} old tool output${cleared.length > 1 ? 's' : ''} of the latest exchange (${formatNumber(plan.clearedTokens)} tokens; calls and ids kept): ${cleared.map((output) => `${output.toolName} ${output.toolCallId}`).join(', ')}`,
+    );
+  }
   if (plan.syntheticResults.length > 0) {
     lines.push(
       `Repaired   ${plan.syntheticResults.length} unanswered tool call${plan.syntheticResults.length > 1 ? 's' : ''} answered with a synthetic "aborted" result`,
