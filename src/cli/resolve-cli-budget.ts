@@ -1,6 +1,4 @@
-import { resolveModel } from '../tokens/model-catalog.js';
 import { resolveBudgetTokens } from '../window/budget-tokens.js';
-import { modelBudget } from '../window/model-budget.js';
 import { loadCliConfig } from './cli-config.js';
 import type { CliIo } from './cli-io.js';
 
@@ -17,6 +15,8 @@ export async function resolveCliBudget(
   const value = flag ?? (io.env.SLIDING_CONTEXT_TOKENS?.trim() || undefined);
   if (value === undefined) return undefined;
   if (value.trim() !== 'model') return resolveBudgetTokens({ budgetTokens: flag, environmentValue: io.env.SLIDING_CONTEXT_TOKENS });
+  // The model catalog is loaded only here: `history` and `window` start faster without it.
+  const [{ resolveModel }, { modelBudget }] = await Promise.all([import('../tokens/model-catalog.js'), import('../window/model-budget.js')]);
   const overrides = (await loadCliConfig(io)).modelBudget;
   return modelBudget(resolveModel(target.provider, target.model), overrides).allowedTokens;
 }
