@@ -1,4 +1,4 @@
-import { type CutInput, type CutExchange, sumTokens } from './window-cut.js';
+import { type CutInput, type CutExchange, sumTokens } from './cut-input.js';
 import { DEFAULT_FRACTION } from './window-policy.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Exchange } from '../exchange/detect-exchanges.js';
-import { type CutExchange, type CutInput, sumTokens } from './window-cut.js';
+import { type CutExchange, type CutInput, sumTokens } from './cut-input.js';
 import { DEFAULT_RETENTION_WINDOW, type SequencePolicy } from './window-policy.js';
 
 /** Which thresholds of a sequence policy a window breaks; none set means none fire. */

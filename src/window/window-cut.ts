@@ -1,25 +1,9 @@
 import { fractionCut } from './fraction-policy.js';
 import { sequenceCut } from './sequence-policy.js';
 import type { WindowPolicy } from './window-policy.js';
+import { type CutExchange, type CutInput, sumTokens } from './cut-input.js';
 
-/** What a policy sees of one exchange. */
-export interface CutExchange {
-  readonly tokens: number;
-  readonly messages: number;
-}
-
-/** What a policy chooses the cutoff from: the exchanges it may evict, oldest first, and what is always sent. */
-export interface CutInput {
-  readonly exchanges: readonly CutExchange[];
-  /** Tokens always sent: the preamble, and the first exchange when pinned. */
-  readonly fixedTokens: number;
-  /** Messages always sent, likewise. */
-  readonly fixedMessages: number;
-  /** Exchanges always sent: 1 when the first is pinned, else 0. */
-  readonly fixedExchanges: number;
-  /** 0 disables the budget ceiling (thresholds still apply). */
-  readonly budgetTokens: number;
-}
+export type { CutExchange, CutInput } from './cut-input.js';
 
 /**
  * The index of the first exchange kept, as the policy chooses it. Whatever the policy,
@@ -36,11 +20,4 @@ export function chooseCut(policy: WindowPolicy, input: CutInput): number {
     first++;
   }
   return first;
-}
-
-/** Tokens of the exchanges from `first` on. */
-export function sumTokens(exchanges: readonly CutExchange[], first: number): number {
-  let tokens = 0;
-  for (let index = first; index < exchanges.length; index++) tokens += (exchanges[index] as CutExchange).tokens;
-  return tokens;
 }
