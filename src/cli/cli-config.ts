@@ -63,12 +63,24 @@ function parseJson(text: string, source: string): unknown {
   }
 }
 
+/** The settings read for each CLI run, so that the commands reuse what the first read found. */
+const loaded = new WeakMap<Pick<CliIo, 'readText'>, Promise<CliConfig>>();
+
 /**
  * The CLI's settings file: `sliding-context.config.json` in the working directory, else the
- * `slidingContext` key of its package.json, else none.
+ * `slidingContext` key of its package.json, else none. Read once per run.
  * @throws SlidingContextError `INVALID_INPUT`, naming the file and field
  */
-export async function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
+export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
+  let config = loaded.get(io);
+  if (!config) {
+    config = readCliConfig(io);
+    loaded.set(io, config);
+  }
+  return config;
+}
+
+async function readCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
   try {
     return parseCliConfig(parseJson(await io.readText(CONFIG_FILE), CONFIG_FILE), CONFIG_FILE);
   } catch (error) {

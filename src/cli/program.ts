@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
 import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
@@ -23,6 +23,10 @@ const importCommand = () => import('./commands/import-command.js');
 function packageVersion(): string {
   return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
+
+/** The options that choose the store, as every command that opens one takes them. */
+const dataDirOption = () => new Option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)');
+const databaseUrlOption = () => new Option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)');
 
 const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
 
@@ -64,8 +68,8 @@ export function createProgram(io: CliIo): Command {
     .option('--json', 'print the plan as JSON, with the messages and the request body to send')
     .option('--body', 'print only the windowed request body, in the input format, ready to send')
     .option('--agent <id>', 'window a stored agent instead of a file')
-    .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
-    .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
+    .addOption(dataDirOption())
+    .addOption(databaseUrlOption())
     .addHelpText(
       'after',
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first\n  sliding-context window anthropic-request.json --budget 50000 --body > windowed.json',
@@ -99,8 +103,8 @@ export function createProgram(io: CliIo): Command {
     .option('--new', 'start a new agent even if this directory has one')
     .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s, else 100000)')
     .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
-    .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
-    .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
+    .addOption(dataDirOption())
+    .addOption(databaseUrlOption())
     .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
     .action(async (options: ChatFlags) => {
       const { runChatCommand } = await import('./commands/chat-command.js');
@@ -127,8 +131,8 @@ export function createProgram(io: CliIo): Command {
     program
       .command(name)
       .description(description)
-      .option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)')
-      .option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)')
+      .addOption(dataDirOption())
+      .addOption(databaseUrlOption())
       .option('--json', 'print JSON')
       .addHelpText('after', `\nExample:\n  ${example}`);
 

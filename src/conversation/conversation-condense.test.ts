@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { digestSummarizer } from '../condense/digest-summarizer.js';
 import { isSummaryMessage } from '../condense/stored-summary.js';
 import type { Summarizer, SummaryResult } from '../condense/summarizer.js';
-import type { Message } from '../message/message.js';
 import { HistoryStore } from '../store/history-store.js';
+import { fixTurn } from '../testing/message-builders.js';
 import { loadTokenCounter } from '../tokens/load-token-counter.js';
 import type { ConversationEvent } from './conversation-events.js';
 import { openConversation } from './conversation.js';
@@ -11,12 +11,7 @@ import { openConversation } from './conversation.js';
 const counter = await loadTokenCounter();
 const target = { provider: 'openai', model: 'gpt-4o' };
 
-const turn = (i: number): Message[] => [
-  { role: 'user', content: `Request ${i}: fix the bug in src/${i}.ts and run the tests. ${'Context. '.repeat(20)}` },
-  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'read_file', input: { path: `src/${i}.ts` } }] },
-  { role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${i}`, toolName: 'read_file', output: { type: 'text', value: `export const value${i} = ${i};\n`.repeat(20) } }] },
-  { role: 'assistant', content: `Fixed ${i}.` },
-];
+const turn = (i: number) => fixTurn(i, { padding: ` ${'Context. '.repeat(20)}` });
 
 const answer = (text: string, finishReason: SummaryResult['finishReason'] = 'stop'): Summarizer => ({
   name: 'test',

@@ -4,8 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { digestSummarizer } from '../condense/digest-summarizer.js';
 import { isSummaryMessage } from '../condense/stored-summary.js';
-import type { Message } from '../message/message.js';
 import { HistoryStore } from '../store/history-store.js';
+import { fixTurn } from '../testing/message-builders.js';
 import { startLoopbackServer } from '../testing/loopback-server.js';
 import { loadTokenCounter } from '../tokens/load-token-counter.js';
 import type { WindowPolicy } from '../window/window-policy.js';
@@ -15,12 +15,7 @@ import { type OpenConversationOptions, openConversation } from './conversation.j
 const counter = await loadTokenCounter();
 const target = { provider: 'openai', model: 'gpt-4o' };
 
-const turn = (i: number, outputLines = 20): Message[] => [
-  { role: 'user', content: `Request ${i}: fix the bug in src/${i}.ts and run the tests.` },
-  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'read_file', input: { path: `src/${i}.ts` } }] },
-  { role: 'tool', content: [{ type: 'tool-result', toolCallId: `call_${i}`, toolName: 'read_file', output: { type: 'text', value: `export const value${i} = ${i};\n`.repeat(outputLines) } }] },
-  { role: 'assistant', content: `Fixed ${i}.` },
-];
+const turn = (i: number, outputLines = 20) => fixTurn(i, { outputLines });
 
 // One embedded store for every test: each conversation is an agent of its own.
 const store = await HistoryStore.open({ memory: true });

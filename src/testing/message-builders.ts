@@ -27,3 +27,14 @@ export const result = (id: string, value = 'file contents '.repeat(20)): ToolRes
 
 /** A tool message answering each id, in the order given. */
 export const results = (...ids: string[]): ModelMessage => ({ role: 'tool', content: ids.map((id) => result(id)) });
+
+/**
+ * One coding turn: a request to fix `src/<i>.ts`, a `read_file` call and its result of
+ * `outputLines` lines, and a short answer. `padding` lengthens the request.
+ */
+export const fixTurn = (i: number, { outputLines = 20, padding = '' } = {}): ModelMessage[] => [
+  { role: 'user', content: `Request ${i}: fix the bug in src/${i}.ts and run the tests.${padding}` },
+  { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `call_${i}`, toolName: 'read_file', input: { path: `src/${i}.ts` } }] },
+  { role: 'tool', content: [result(`call_${i}`, `export const value${i} = ${i};\n`.repeat(outputLines))] },
+  { role: 'assistant', content: `Fixed ${i}.` },
+];

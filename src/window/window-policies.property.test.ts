@@ -77,6 +77,7 @@ describe('window policies', () => {
   });
 
   it('cleared outputs keep their calls and ids, name their size, and leave the newest outputs', () => {
+    let runsThatCleared = 0;
     fc.assert(
       fc.property(scenario.filter((input) => input.policy.name === 'clear-tool-outputs'), (input) => {
         const plan = planWindow({ ...input, counter });
@@ -90,6 +91,7 @@ describe('window policies', () => {
           expect(cleared.storedAs).toMatch(/^message \d+$/);
         }
         if (plan.clearedToolOutputs.length > 0) {
+          runsThatCleared++;
           expect(JSON.stringify(plan.messages)).toContain('[output cleared: ');
           const messages = applyEvents(input.messages);
           const index = Number(plan.clearedToolOutputs[0]?.storedAs.slice('message '.length));
@@ -98,6 +100,8 @@ describe('window policies', () => {
       }),
       { numRuns: RUNS },
     );
+    // The generated cases do reach clearing: the checks above are not vacuous.
+    expect(runsThatCleared).toBeGreaterThan(10);
   });
 
   it('WindowState, appended chunk by chunk, equals planWindow under every policy', () => {

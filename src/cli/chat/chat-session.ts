@@ -1,6 +1,6 @@
 import { isSummaryMessage } from '../../condense/stored-summary.js';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
-import { type Conversation, openConversation, type OpenConversationOptions } from '../../conversation/conversation.js';
+import { type Conversation, type ExchangeHistory, openConversation, type OpenConversationOptions, type PlannedHistory } from '../../conversation/conversation.js';
 import { isSlidingContextError } from '../../errors/sliding-context-error.js';
 import { applyEventsTo } from '../../message/apply-events.js';
 import type { ModelMessage, ToolResultPart } from '../../message/message.js';
@@ -95,14 +95,14 @@ export class ChatSession {
   }
 
   /** Draws the whole scrollback again, with the rule at the current cutoff. */
-  async redraw(): Promise<void> {
+  async redraw(view?: PlannedHistory): Promise<void> {
     const { terminal } = this.#options;
     const entries = applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message);
-    const view = await this.#conversation.historyView();
+    const { exchanges } = view ?? (await this.#conversation.historyView());
     terminal.clear();
     terminal.write(`sliding-context chat · agent ${this.agentId} · ${this.#options.conversation.provider}/${this.#model} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
-    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), view.exchanges, terminal.style).join('\n')}\n`);
-    this.#drawnCutoff = await this.#cutoff();
+    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style).join('\n')}\n`);
+    this.#drawnCutoff = cutoffOf(exchanges);
   }
 
   /** A message as the scrollback draws it. */
@@ -111,17 +111,10 @@ export class ChatSession {
     if (lines.length > 0) this.#options.terminal.write(`${lines.join('\n')}\n`);
   }
 
-  /** Where the window begins now: the first exchange in it (`top` while nothing has left it). */
-  async #cutoff(): Promise<string> {
-    const { exchanges } = await this.#conversation.historyView();
-    if (exchanges.every((exchange) => exchange.inWindow)) return 'top';
-    const first = exchanges.find((exchange) => exchange.inWindow && !exchange.pinned);
-    return first ? `${first.agentId}:${first.firstSeq}` : 'none';
-  }
-
   /** Redraws when the cutoff moved since the last drawing (a pruning turn, a clear, a rewind). */
   async #redrawIfMoved(): Promise<void> {
-    if ((await this.#cutoff()) !== this.#drawnCutoff) await this.redraw();
+    const view = await this.#conversation.historyView();
+    if (cutoffOf(view.exchanges) !== this.#drawnCutoff) await this.redraw(view);
   }
 
   /** Stops the model's answer in progress, if any; true when there was one. */
@@ -293,6 +286,13 @@ export class ChatSession {
     const budget = budgetTokens === 0 ? 'no budget' : `budget ${formatNumber(budgetTokens)}${working}`;
     return `${rows.map(([label, tokens]) => `  ${label.padEnd(18)}${formatNumber(tokens).padStart(10)}`).join('\n')}\n  ${budget}\n  ${report.method} · ${report.exact ? 'exact' : 'estimated in part'}${report.calibrated.tokens === report.totalTokens ? '' : ` · ${formatNumber(report.calibrated.tokens)} as the provider counts`}\n`;
   }
+}
+
+/** Where the window begins: the first exchange in it (`top` while nothing has left it). */
+function cutoffOf(exchanges: readonly ExchangeHistory[]): string {
+  if (exchanges.every((exchange) => exchange.inWindow)) return 'top';
+  const first = exchanges.find((exchange) => exchange.inWindow && !exchange.pinned);
+  return first ? `${first.agentId}:${first.firstSeq}` : 'none';
 }
 
 function oneLine(error: unknown): string {

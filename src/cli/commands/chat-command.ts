@@ -8,6 +8,7 @@ import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
+import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
 import type { StoreCommandFlags } from './store-commands.js';
 
 /** Flags of `chat`. */
@@ -22,27 +23,21 @@ export interface ChatFlags extends StoreCommandFlags {
 }
 
 const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
-const KEYS: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', google: 'GEMINI_API_KEY' };
+const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
-/** The provider's client through its official SDK; a missing key is a one-line error at the first call. */
-function clientFactory(provider: string, flags: ChatFlags, io: CliIo): () => Promise<ChatClient> {
+/** The provider's streaming chat client; a missing key is a one-line error at the first call. */
+function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: CliIo): () => Promise<ChatClient> {
   let made: ChatClient | undefined;
   return async () => {
     if (made) return made;
-    const keyName = KEYS[provider] as string;
-    const apiKey = io.env[keyName] ?? (flags.baseUrl ? 'not-needed' : undefined);
-    if (!apiKey) throw new Error(`${keyName} is not set: export it${provider === 'openai' ? ', or pass --base-url for a local OpenAI-compatible server' : ''}. Your message is stored; send it again once the key is set.`);
-    const chat = await import('../../providers/chat/chat-client.js');
-    if (provider === 'anthropic') {
-      const { default: Anthropic } = await import('@anthropic-ai/sdk');
-      made = chat.anthropicClient(new Anthropic({ apiKey, baseURL: flags.baseUrl, maxRetries: 1 }));
-    } else if (provider === 'google') {
-      const { GoogleGenAI } = await import('@google/genai');
-      made = chat.googleClient(new GoogleGenAI({ apiKey, ...(flags.baseUrl ? { httpOptions: { baseUrl: flags.baseUrl } } : {}) }));
-    } else {
-      const { default: OpenAI } = await import('openai');
-      made = chat.openAiChatClient(new OpenAI({ apiKey, baseURL: flags.baseUrl, maxRetries: 1 }));
+    let sdk: ProviderSdk;
+    try {
+      sdk = await providerSdk(provider, io, flags.baseUrl);
+    } catch (error) {
+      throw new Error(`${(error as Error).message} Your message is stored; send it again once the key is set.`, { cause: error });
     }
+    const chat = await import('../../providers/chat/chat-client.js');
+    made = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
     return made;
   };
 }
@@ -95,7 +90,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('INVALID_INPUT', 'chat needs a terminal.');
   const provider = flags.provider ?? 'openai';
-  if (!(provider in DEFAULT_MODELS)) throw new SlidingContextError('INVALID_INPUT', `--provider must be openai, anthropic or google; got "${provider}".`);
+  if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_INPUT', `--provider must be openai, anthropic or google; got "${provider}".`);
   const model = flags.model ?? DEFAULT_MODELS[provider] ?? 'gpt-4o';
   const cwd = io.cwd ?? '.';
   const isTerminal = terminal.output.isTTY === true;

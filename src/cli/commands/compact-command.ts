@@ -6,6 +6,7 @@ import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-conf
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
+import { providerSdk } from '../provider-sdk.js';
 import { formatNumber } from '../render/format-number.js';
 import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
@@ -30,17 +31,10 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
   if ((provider !== 'openai' && provider !== 'anthropic') || model === undefined) {
     throw new SlidingContextError('INVALID_INPUT', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
   }
-  const keyName = provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
-  const apiKey = io.env[keyName] ?? (flags.baseUrl ? 'not-needed' : undefined);
-  if (!apiKey) throw new SlidingContextError('INVALID_INPUT', `--summarizer llm needs ${keyName} (or --base-url for a local OpenAI-compatible server).`);
+  const sdk = await providerSdk(provider, io, flags.baseUrl);
   const { llmSummarizer } = await import('../../condense/llm-summarizer.js');
   const { customCondensingPrompt } = config.condense ?? {};
-  if (provider === 'anthropic') {
-    const { default: Anthropic } = await import('@anthropic-ai/sdk');
-    return llmSummarizer({ client: { provider, client: new Anthropic({ apiKey, baseURL: flags.baseUrl }) }, model, customCondensingPrompt });
-  }
-  const { default: OpenAI } = await import('openai');
-  return llmSummarizer({ client: { provider, client: new OpenAI({ apiKey, baseURL: flags.baseUrl }) }, model, customCondensingPrompt });
+  return llmSummarizer({ client: sdk, model, customCondensingPrompt });
 }
 
 /**

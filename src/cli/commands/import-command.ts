@@ -32,19 +32,19 @@ function importTarget(input: ImportInput, flags: TargetFlags) {
   return { provider: flags.provider ?? (input.format === 'claude-code' ? 'anthropic' : 'openai'), model: flags.model ?? model ?? 'gpt-4o' };
 }
 
-/** True for text that is JSON lines rather than one JSON document. */
+/**
+ * True for JSON lines: two or more lines, the first a whole JSON object. One JSON document spread
+ * over lines never starts with a complete one, so the whole text is not parsed twice to tell.
+ */
 function isJsonLines(text: string): boolean {
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  if (lines.length < 2) return false;
+  const start = text.trimStart();
+  const end = start.indexOf('\n');
+  if (end === -1 || start.slice(end).trim() === '') return false;
   try {
-    JSON.parse(text);
-    return false;
+    const first: unknown = JSON.parse(start.slice(0, end));
+    return typeof first === 'object' && first !== null && !Array.isArray(first);
   } catch {
-    try {
-      return typeof JSON.parse(lines[0] as string) === 'object';
-    } catch {
-      return false;
-    }
+    return false;
   }
 }
 
