@@ -40,6 +40,24 @@ describe('Conversation', () => {
     await store.close();
   });
 
+  it('keeps memory in proportion to the window in a long session: what it evicted is let go, the request unchanged', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 1500 });
+    let held = 0;
+    for (let i = 0; i < 320; i++) {
+      await conversation.append(turn(i, 120));
+      await conversation.endTurn();
+      held = Math.max(held, (await conversation.request()).report.exchanges.length);
+    }
+    // 320 exchanges taken, never more than the window and 256 evicted ones held.
+    expect(held).toBeLessThan(280);
+    expect(held).toBeGreaterThan(256);
+    const reopened = await openConversation({ store, agentId: conversation.agentId, provider: 'openai', model: 'gpt-4o', counter });
+    expect((await conversation.request()).request).toEqual((await reopened.request()).request);
+    expect(await conversation.history()).toHaveLength(320);
+    await store.close();
+  });
+
   it('BEHAVIOUR 5: content appended mid-turn counts before the next call is made', async () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 2000 });

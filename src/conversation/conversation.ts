@@ -114,6 +114,9 @@ class SummaryTimeout extends Error {}
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
 
+/** Evicted exchanges a conversation keeps in memory before it loads its window again. */
+const FORGET_EVICTED_AFTER = 256;
+
 /**
  * The object an agent loop holds: it stores every message (before anything is sent), keeps the
  * window in step, builds the provider request within budget, and learns from reported usage.
@@ -179,9 +182,7 @@ export class Conversation {
     const budget = this.#settings.budgetTokens;
     const key = countTargetKey(this.#target);
     let summary = await activeSummary(this.#options.store, this.agentId);
-    // These policies choose over every exchange, so the window needs the whole visible history.
-    const whole = budget === 0 || this.#policy.name === 'fraction' || this.#policy.name === 'sequence';
-    for (let minTokens = whole ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
+    for (let minTokens = this.#readsWholeHistory ? Number.POSITIVE_INFINITY : budget + 1; ; minTokens *= 2) {
       const read = await this.#options.store.windowTail(this.agentId, { minTokens, withFirstExchange: this.#settings.pinFirstExchange, after: summary?.last });
       if (summary && !read.tail.some((entry) => startsExchange(entry.message))) {
         // A summary never stands for the latest exchange (a rewind can leave it covering that):
@@ -212,6 +213,11 @@ export class Conversation {
 
   get #policy(): WindowPolicy {
     return this.#options.policy ?? { name: 'budget' };
+  }
+
+  /** Without a budget, or with a policy that chooses over every exchange, the window needs the whole visible history. */
+  get #readsWholeHistory(): boolean {
+    return this.#settings.budgetTokens === 0 || this.#policy.name === 'fraction' || this.#policy.name === 'sequence';
   }
 
   /**
@@ -387,7 +393,19 @@ export class Conversation {
     const condensed = await this.#condenseIfDue(result);
     this.#passesThisTurn = 0;
     // A summary reloads the window: its state is then the one to report.
-    return condensed ? this.#state.prune() : result;
+    const pruned = condensed ? this.#state.prune() : result;
+    await this.#forgetEvicted();
+    return pruned;
+  }
+
+  /**
+   * A long session evicts without end. Once the window holds more than a few hundred evicted
+   * exchanges it is loaded again from the store, so that memory and the time to plan a request
+   * stay in proportion to the window, not to the turns taken since the conversation opened.
+   */
+  async #forgetEvicted(): Promise<void> {
+    if (this.#readsWholeHistory || this.#state.evictedExchanges <= FORGET_EVICTED_AFTER) return;
+    await this.#load();
   }
 
   /**

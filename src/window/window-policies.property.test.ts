@@ -104,7 +104,7 @@ describe('window policies', () => {
     expect(runsThatCleared).toBeGreaterThan(10);
   });
 
-  it('WindowState, appended chunk by chunk, equals planWindow under every policy', () => {
+  it('WindowState, appended chunk by chunk, equals planWindow under every policy, and sends the same messages', () => {
     fc.assert(
       fc.property(scenario, fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }), (input, chunkSizes) => {
         const state = new WindowState({ ...input, counter });
@@ -114,7 +114,9 @@ describe('window policies', () => {
           const next = input.messages.slice(appended, appended + (chunkSizes[chunk++ % chunkSizes.length] ?? 1));
           appended += next.length;
           state.append(next).prune();
-          expect(state.plan()).toEqual(planWindow({ ...input, messages: input.messages.slice(0, appended), counter }));
+          const plan = planWindow({ ...input, messages: input.messages.slice(0, appended), counter });
+          expect(state.plan()).toEqual(plan);
+          expect(state.windowMessages()).toEqual(plan.messages);
         }
       }),
       { numRuns: RUNS },

@@ -10,7 +10,7 @@ import {
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { buildAbortedResultMessage, groupByCallMessage, type UnansweredCall } from '../exchange/aborted-results.js';
+import { buildAbortedResultMessage, groupByCallMessage, insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { chooseCut } from './window-cut.js';
@@ -54,6 +54,15 @@ interface ExchangeRecord {
 }
 
 const tokensOf = (exchange: ExchangeRecord) => exchange.messageTokens + exchange.syntheticTokens;
+
+/** The synthetic result counts of an exchange, by the message whose calls they answer, in order. */
+const sortedGroupCounts = (exchange: ExchangeRecord) => [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);
+
+/** The unanswered calls of each entry of {@link sortedGroupCounts}. */
+function abortedGroups(exchange: ExchangeRecord, entries: readonly (readonly [number, TokenCount])[]): (readonly UnansweredCall[])[] {
+  const byCallMessage = groupByCallMessage(exchange.open.values());
+  return entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []);
+}
 
 /**
  * The incremental form of `planWindow`. `append` then `prune` after a turn costs time in
@@ -107,6 +116,11 @@ export class WindowState {
     return (
       this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens
     );
+  }
+
+  /** Exchanges held before the window (a pinned first exchange is not counted). */
+  get evictedExchanges(): number {
+    return Math.max(0, Math.min(this.#firstInWindow, this.#exchanges.length) - this.#firstUnpinned);
   }
 
   get budgetTokens(): number {
@@ -219,12 +233,11 @@ export class WindowState {
       preambleCount: this.#preambleCount,
       preambleMessages: this.#preambleMessages,
       exchanges: this.#exchanges.map((exchange) => {
-        const entries = [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);
-        const byCallMessage = groupByCallMessage(exchange.open.values());
+        const entries = sortedGroupCounts(exchange);
         return {
           firstMessage: exchange.firstMessage,
           lastMessage: exchange.lastMessage,
-          groups: entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []),
+          groups: abortedGroups(exchange, entries),
           groupCounts: entries.map(([, count]) => count),
           tokens: tokensOf(exchange),
         };
@@ -242,6 +255,24 @@ export class WindowState {
       countMessage: (message) => this.#options.counter.countMessage({ ...this.#target, message }).tokens,
       storedAs: (message) => storedAs(positions.get(message) ?? -1),
     });
+  }
+
+  /**
+   * The messages of {@link plan}, in time proportional to the window rather than the history:
+   * what to send after `append` and `prune` on a long conversation.
+   */
+  windowMessages(): readonly ModelMessage[] {
+    const budget = this.#budgetTokens;
+    // Clearing tool outputs rewrites messages: only the whole plan knows which.
+    if (this.#policy.name === 'clear-tool-outputs' && budget > 0 && this.totalTokens > budget) return this.plan().messages;
+    const messages = this.#messages.slice(0, this.#preambleMessages);
+    const sent = this.#firstUnpinned === 1 && this.#exchanges.length > 0 ? [0] : [];
+    for (let index = Math.max(this.#firstInWindow, this.#firstUnpinned); index < this.#exchanges.length; index++) sent.push(index);
+    for (const index of sent) {
+      const exchange = this.#exchanges[index] as ExchangeRecord;
+      messages.push(...insertAbortedResults(this.#messages, exchange.firstMessage, exchange.lastMessage, abortedGroups(exchange, sortedGroupCounts(exchange))));
+    }
+    return messages;
   }
 
   #isCounted(exchangeIndex: number): boolean {
