@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get_encoding } from 'tiktoken';
-import type { ModelMessage } from '../src/message/message.js';
 import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
-import type { TokenCount, TokenCounter } from '../src/tokens/token-counter.js';
+import type { TokenCounter } from '../src/tokens/token-counter.js';
 import { formatMs, formatRatio, markdownTable, median } from './_table.js';
 import { aiSdkPruneKeeper } from './peers/ai-sdk-prune-messages.js';
 import { ikigaiBaselineKeeper } from './peers/ikigai-baseline.js';
@@ -21,6 +20,7 @@ import { conversationKeeper, windowStateKeeper } from './peers/sliding-context.j
 import type { KeeperContext, WindowKeeper } from './peers/window-keeper.js';
 import { agentTraffic, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
 import { judgeWindow } from './workloads/judge-window.js';
+import { withKnownCounts } from './workloads/known-counts.js';
 
 const SEED = 2026;
 const BUDGET = 100_000;
@@ -45,19 +45,6 @@ interface Tally {
   nonUserStart: number;
   overBudget: number;
   maxTokens: number;
-}
-
-/**
- * Our counter, answering from counts made beforehand for the history's messages. The history is
- * counted once and shared, so that setting up a keeper on a million messages takes seconds; new
- * turns are counted by the keeper's own counter as they come.
- */
-function withKnownCounts(counter: TokenCounter, known: ReadonlyMap<ModelMessage, TokenCount>): TokenCounter {
-  return {
-    count: (input) => counter.count(input),
-    countPreamble: (input) => counter.countPreamble(input),
-    countMessage: (input) => known.get(input.message) ?? counter.countMessage(input),
-  };
 }
 
 /** Every keeper once on a small history, untimed, so that no keeper's first size pays for compiling its code. */
@@ -104,7 +91,7 @@ export async function runWindowUpkeepBenchmarks(quick: boolean): Promise<string[
       const known = new Map(history.map((message) => [message, judgeCounter.countMessage({ ...target, message })]));
       sizeRows.push([size.toLocaleString('en-US'), history.length.toLocaleString('en-US'), history.filter((message) => message.role === 'user').length.toLocaleString('en-US')]);
       for (const [keeperIndex, makeKeeper] of keepers.entries()) {
-        // A fresh counter for each keeper: nothing it caches helps the next one.
+        // The history counted once for all; a fresh counter for each keeper's turns, so that nothing it caches helps the next one.
         const counter = withKnownCounts(await loadTokenCounter(), known);
         const dataDir = join(directory, `${size}-${keeperIndex}`);
         const keeper = makeKeeper({ ...request, counter, tiktoken, dataDir });
