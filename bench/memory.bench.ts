@@ -17,9 +17,9 @@ import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
 import type { ModelMessage } from '../src/message/message.js';
 import { WindowState } from '../src/window/window-state.js';
 import { markdownTable } from './_table.js';
-import { agentTraffic, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
+import { agentTraffic, TRAFFIC_SEED, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
+import { appendCounted } from './workloads/append-counted.js';
 
-const SEED = 2026;
 const target = { provider: 'openai', model: 'gpt-4o' };
 const settings = { budgetTokens: 100_000, system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS };
 const TURNS = 20;
@@ -39,11 +39,10 @@ async function buildStore(dataDir: string, size: number): Promise<RoleResult> {
   const store = await HistoryStore.open({ dataDir });
   try {
     const agentId = await store.createAgent(newAgentMeta(target, settings, counter.countPreamble({ ...target, ...settings })));
-    const traffic = agentTraffic(SEED);
+    const traffic = agentTraffic(TRAFFIC_SEED);
     for (let stored = 0; stored < size;) {
-      const part: ReturnType<typeof traffic.history> = [];
-      while (part.length < 10_000) part.push(...traffic.nextExchange());
-      await store.append(agentId, part, { counts: part.map((message) => counter.countMessage({ ...target, message })), countTarget: target });
+      const part = traffic.history(10_000);
+      await appendCounted(store, agentId, part, counter, target);
       stored += part.length;
     }
     return { maxRssMiB: peak(), heapUsedMiB: process.memoryUsage().heapUsed / 2 ** 20, windowMessages: 0, agentId };
@@ -58,7 +57,7 @@ async function measureConversation(dataDir: string, agentId: string): Promise<Ro
   const store = await HistoryStore.open({ dataDir });
   try {
     const conversation = await openConversation({ store, agentId, ...target, counter });
-    const traffic = agentTraffic(SEED + 1);
+    const traffic = agentTraffic(TRAFFIC_SEED + 1);
     let windowMessages = 0;
     for (let turn = 0; turn < TURNS; turn++) {
       await conversation.append(traffic.nextExchange());
@@ -74,8 +73,9 @@ async function measureConversation(dataDir: string, agentId: string): Promise<Ro
 /** The whole history in memory, with a WindowState over it, as a host without a store keeps it. */
 async function measureInMemory(size: number): Promise<RoleResult> {
   const counter = await loadTokenCounter();
-  const traffic = agentTraffic(SEED);
+  const traffic = agentTraffic(TRAFFIC_SEED);
   const state = new WindowState({ ...target, ...settings, counter });
+  // Appended exchange by exchange, as a host keeps it while the agent works.
   const history: ModelMessage[] = [];
   while (history.length < size) {
     const exchange = traffic.nextExchange();

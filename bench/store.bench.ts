@@ -15,6 +15,7 @@ import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
 import type { TokenCounter } from '../src/tokens/token-counter.js';
 import { formatMs, formatRatio, markdownTable, median } from './_table.js';
 import { agentConversation } from './conversion.bench.js';
+import { appendCounted } from './workloads/append-counted.js';
 
 interface Engine {
   readonly name: string;
@@ -58,9 +59,7 @@ async function storedAgent(store: HistoryStore, counter: TokenCounter, size: num
   const part = 10_000;
   for (let start = 0; start < size; start += part) {
     // 4 messages a turn: each part continues the turn numbering, so call ids stay unique.
-    const messages = agentConversation(Math.min(part, size - start), start / 4);
-    const counts = messages.map((message) => counter.countMessage({ ...target, message }));
-    await store.append(agent, messages, { counts, countTarget: target });
+    await appendCounted(store, agent, agentConversation(Math.min(part, size - start), start / 4), counter, target);
   }
   return agent;
 }

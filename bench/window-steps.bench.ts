@@ -8,7 +8,7 @@ import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
 import type { TokenCount } from '../src/tokens/token-counter.js';
 import { WindowState } from '../src/window/window-state.js';
 import { formatMs, markdownTable, median } from './_table.js';
-import { agentTraffic, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
+import { agentTraffic, TRAFFIC_SEED, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
 import { withKnownCounts } from './workloads/known-counts.js';
 
 export async function runWindowStepBenchmarks(quick: boolean): Promise<string[]> {
@@ -18,7 +18,7 @@ export async function runWindowStepBenchmarks(quick: boolean): Promise<string[]>
   const turns = quick ? 20 : 50;
   const rows: string[][] = [];
   for (const size of sizes) {
-    const traffic = agentTraffic(2026);
+    const traffic = agentTraffic(TRAFFIC_SEED);
     const history = traffic.history(size);
     const fixed = new Map<ModelMessage, TokenCount>(history.map((message) => [message, { tokens: 350, exact: true, method: 'fixed' }]));
     const state = new WindowState({

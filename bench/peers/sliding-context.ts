@@ -7,6 +7,7 @@ import { type Conversation, openConversation } from '../../src/conversation/conv
 import type { ModelMessage } from '../../src/message/message.js';
 import { HistoryStore } from '../../src/store/history-store.js';
 import { WindowState } from '../../src/window/window-state.js';
+import { appendCounted } from '../workloads/append-counted.js';
 import type { KeeperContext, WindowKeeper } from './window-keeper.js';
 
 export function windowStateKeeper(context: KeeperContext): WindowKeeper {
@@ -40,11 +41,7 @@ export function conversationKeeper(context: KeeperContext): WindowKeeper {
     async setUp(history) {
       store = await HistoryStore.open({ dataDir: context.dataDir });
       const agentId = await store.createAgent(newAgentMeta(target, { budgetTokens, system, tools }, counter.countPreamble({ ...target, system, tools })));
-      // Stored in parts, with their counts, as a conversation would have stored them turn by turn.
-      for (let start = 0; start < history.length; start += 10_000) {
-        const part = history.slice(start, start + 10_000);
-        await store.append(agentId, part, { counts: part.map((message) => counter.countMessage({ ...target, message })), countTarget: target });
-      }
+      await appendCounted(store, agentId, history, counter, target);
       conversation = await openConversation({ store, agentId, ...target, counter });
     },
     async turn(turn) {

@@ -7,6 +7,9 @@
 import type { ModelMessage, ToolDefinition } from '../../src/message/message.js';
 import { seededRandom } from '../../scripts/_seeded-random.js';
 
+/** The seed every benchmark's traffic starts from. */
+export const TRAFFIC_SEED = 2026;
+
 export const TRAFFIC_SYSTEM = 'You are a coding agent working in a TypeScript repository. Read before you edit, run the tests after every change, and keep answers short.';
 
 export const TRAFFIC_TOOLS: readonly ToolDefinition[] = [
