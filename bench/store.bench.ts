@@ -64,15 +64,18 @@ async function storedAgent(store: HistoryStore, counter: TokenCounter, size: num
   return agent;
 }
 
-/** `sliding-context history` in a fresh process against a PGlite store, median of `runs`. */
-function coldHistoryMs(dataDir: string, agentId: string, runs: number): number {
+/**
+ * `sliding-context history` in a fresh process against a PGlite store: the first run after the
+ * store was written (it reads PGlite and saves the outline), then the median of `runs` more.
+ */
+function coldHistoryMs(dataDir: string, agentId: string, runs: number): { first: number; later: number } {
   const times: number[] = [];
-  for (let run = 0; run < runs; run++) {
+  for (let run = 0; run <= runs; run++) {
     const start = performance.now();
     execFileSync(process.execPath, ['dist/cli/main.js', 'history', agentId, '--data-dir', dataDir], { env: { ...process.env, DATABASE_URL: '' }, stdio: 'ignore' });
     times.push(performance.now() - start);
   }
-  return median(times);
+  return { first: times[0] ?? Number.NaN, later: median(times.slice(1)) };
 }
 
 async function timeMedianAsync(repeat: number, work: () => Promise<unknown>): Promise<number> {
@@ -132,7 +135,10 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
       } finally {
         await store.close();
       }
-      if (engine.dataDir && coldAgent) coldRows.push(['PGlite, 10,000 messages', `${formatMs(coldHistoryMs(engine.dataDir, coldAgent, quick ? 1 : 5))} ms`]);
+      if (engine.dataDir && coldAgent) {
+        const { first, later } = coldHistoryMs(engine.dataDir, coldAgent, quick ? 3 : 9);
+        coldRows.push(['PGlite, 10,000 messages', `${formatMs(first)} ms`, `${formatMs(later)} ms`]);
+      }
     }
   } finally {
     for (const engine of available) await engine.cleanUp();
@@ -144,6 +150,9 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
       ['engine', 'history messages', 'window messages', 'open + first request, median ms', 'vs 10k', 'replaying the whole history, ms', 'the /history view, ms'],
       loadRows,
     )}\n\nOpening reads only the window: the newest exchanges back to the budget, with marks and rewinds resolved from the event rows alone. Replaying the history (\`HistoryStore.history\`, every body) grows with it; the \`/history\` view (\`conversation.history()\`) is planned from the stored outline of each message (role, count, title, tool calls) and reads no bodies.`,
-    `### Store: cold start of \`sliding-context history\` (goal: under 1 s)\n\n${markdownTable(['store', 'median, fresh process'], coldRows)}`,
+    `### Store: cold start of \`sliding-context history\` (goal: under 1 s)\n\n${markdownTable(
+      ['store', 'first run after a write: PGlite, then the outline saved', 'later runs: the saved outline, median'],
+      coldRows,
+    )}\n\nEach run is a fresh process. A write through the library (as here) drops the saved outline, so the first run reads PGlite; \`import\` and \`chat\` save it as they finish, so after them even the first run reads the saved outline.`,
   ];
 }

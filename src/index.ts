@@ -35,7 +35,8 @@ export {
   type WindowTail,
 } from './store/history-store.js';
 export { planStoredHistory, type StoredHistoryOptions } from './conversation/exchange-history.js';
-export { defaultDataDir, type StoreLocation } from './store/open-database.js';
+export { defaultDataDir } from './store/default-data-dir.js';
+export type { StoreLocation } from './store/open-database.js';
 export { type AiSdkRequest, buildAiSdkRequest } from './providers/ai-sdk/build-ai-sdk-request.js';
 export { convertFromAiSdk } from './providers/ai-sdk/convert-from-ai-sdk.js';
 export { buildAnthropicRequest } from './providers/anthropic/build-anthropic-request.js';

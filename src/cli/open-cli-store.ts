@@ -1,5 +1,5 @@
-import { HistoryStore } from '../store/history-store.js';
-import { defaultDataDir } from '../store/open-database.js';
+import type { HistoryStore } from '../store/history-store.js';
+import { defaultDataDir } from '../store/default-data-dir.js';
 import type { CliIo } from './cli-io.js';
 
 /** The store flags every store command takes. */
@@ -9,15 +9,22 @@ export interface StoreFlags {
 }
 
 /**
- * Opens the store the flags and environment name: `--database-url` or `DATABASE_URL` for a
- * server, else the PGlite directory from `--data-dir`, `SLIDING_CONTEXT_DATA_DIR` or the data home.
- * Runs `work` and closes the store, on an interrupt too (a checkpoint is written first).
+ * The store the flags and environment name: `--database-url` or `DATABASE_URL` for a server,
+ * else the PGlite directory from `--data-dir`, `SLIDING_CONTEXT_DATA_DIR` or the data home.
+ */
+export function cliStoreLocation(io: CliIo, flags: StoreFlags): { readonly databaseUrl: string } | { readonly dataDir: string } {
+  const databaseUrl = flags.databaseUrl ?? io.env.DATABASE_URL;
+  return databaseUrl ? { databaseUrl } : { dataDir: flags.dataDir ?? io.env.SLIDING_CONTEXT_DATA_DIR ?? defaultDataDir(io.env) };
+}
+
+/**
+ * Opens the store {@link cliStoreLocation} names, runs `work` and closes the store, on an
+ * interrupt too (a checkpoint is written first).
  */
 export async function withCliStore<Result>(io: CliIo, flags: StoreFlags, work: (store: HistoryStore) => Promise<Result>): Promise<Result> {
-  const databaseUrl = flags.databaseUrl ?? io.env.DATABASE_URL;
-  const store = await HistoryStore.open(
-    databaseUrl ? { databaseUrl } : { dataDir: flags.dataDir ?? io.env.SLIDING_CONTEXT_DATA_DIR ?? defaultDataDir(io.env) },
-  );
+  // Loaded here: `history` draws a saved outline without the database code.
+  const { HistoryStore } = await import('../store/history-store.js');
+  const store = await HistoryStore.open(cliStoreLocation(io, flags));
   const cancel = io.onInterrupt(() => store.close());
   try {
     return await work(store);

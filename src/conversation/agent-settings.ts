@@ -1,8 +1,7 @@
 import { isRecord } from '../message/is-record.js';
 import type { ToolDefinition } from '../message/message.js';
 import { parseToolDefinitions } from '../message/parse-messages.js';
-import { countTargetKey } from '../store/history-store.js';
-import type { CountTarget, TokenCount } from '../tokens/token-counter.js';
+import { type CountTarget, countTargetKey, type TokenCount } from '../tokens/token-counter.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from '../window/budget-tokens.js';
 
 /** The settings an agent keeps in its stored meta, and its forks inherit. */

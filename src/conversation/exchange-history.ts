@@ -4,9 +4,10 @@ import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import { countTargetKey, type HistoryStore, type MessageOutline } from '../store/history-store.js';
+import type { HistoryStore, MessageOutline } from '../store/history-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
-import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
+import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
 import { planWindow } from '../window/plan-window.js';
 import { pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
 import type { WindowPlan } from '../window/window-plan.js';
@@ -51,6 +52,9 @@ export interface StoredHistoryOptions {
   readonly loadCounter: () => Promise<TokenCounter>;
 }
 
+/** {@link StoredHistoryOptions} without the store: what planning from an outline needs. */
+export type OutlinePlanOptions = Omit<StoredHistoryOptions, 'store' | 'agentId'>;
+
 /** A planned history: the plan, every exchange, and the summary in force. */
 export interface PlannedHistory {
   readonly plan: WindowPlan;
@@ -74,7 +78,8 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   }
   // Synthetic results for unanswered calls are counted when the plan is made.
   const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
-  return { ...(await planAroundSummary(options, messages, visible, known, needsCounter)), messages };
+  const summary = await activeSummary(options.store, options.agentId);
+  return { ...(await planAroundSummary(options, summary, messages, visible, known, needsCounter)), messages };
 }
 
 /**
@@ -83,13 +88,13 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
  * window and marked `summarized`, everything after them planned as usual.
  */
 async function planAroundSummary(
-  options: StoredHistoryOptions,
+  options: OutlinePlanOptions,
+  summary: StoredSummary | undefined,
   messages: readonly ModelMessage[],
   positions: readonly Placed[],
   known: Map<ModelMessage, TokenCount>,
   needsCounter: boolean,
 ): Promise<PlannedHistory> {
-  const summary = await activeSummary(options.store, options.agentId);
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const found = summary ? positions.findIndex(isEnd) : -1;
   // A summary never stands for the latest exchange: with no exchange after it, it is set aside.
@@ -133,22 +138,32 @@ async function planAroundSummary(
 
 /**
  * Plans the `/history` view of an agent: the same plan and exchanges as
- * {@link planStoredHistory}, drawn from the store's outline of each message (role, stored count,
- * title, tool calls and results) without reading message bodies when every count is stored for
- * this model and every tool call is answered. Otherwise it reads the bodies.
+ * {@link planStoredHistory}, drawn from its outline (read now unless given) without reading
+ * message bodies when it can be; otherwise from the bodies.
  */
-export async function planHistoryView(options: StoredHistoryOptions): Promise<PlannedHistory> {
-  const target = countTargetKey(options);
-  const outline = await options.store.outline(options.agentId);
-  if (options.preambleCount !== undefined && outline.every((entry) => entry.count?.target === target)) {
-    const messages = outline.map(skeletonOf);
-    if (answersEveryCall(messages)) {
-      const known = new Map(messages.map((message, index) => [message, outline[index]?.count as TokenCount]));
-      return planAroundSummary(options, messages, outline, known, false);
-    }
-  }
+export async function planHistoryView(options: StoredHistoryOptions & { readonly outline?: HistoryOutline | undefined }): Promise<PlannedHistory> {
+  const planned = await planOutlinedHistory(options.outline ?? (await readHistoryOutline(options.store, options.agentId)), options);
+  if (planned) return planned;
   const { plan, exchanges, summary } = await planStoredHistory(options);
   return { plan, exchanges, summary };
+}
+
+/**
+ * Plans the `/history` view from an outline alone (role, stored count, title, tool calls and
+ * results of each message): the same plan as {@link planStoredHistory} when every count is
+ * stored for this model and the tool calls and results pair up (a call left unanswered loads
+ * the model's counter); otherwise undefined, and the bodies must be read.
+ */
+export async function planOutlinedHistory(outline: HistoryOutline, options: OutlinePlanOptions): Promise<PlannedHistory | undefined> {
+  const target = countTargetKey(options);
+  if (options.preambleCount === undefined || !outline.messages.every((entry) => entry.count?.target === target)) return undefined;
+  const messages = outline.messages.map(skeletonOf);
+  const unanswered = unansweredCallCount(messages);
+  if (unanswered === undefined) return undefined;
+  const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
+  // The aborted results planning adds for unanswered calls are built from the calls' ids and
+  // names alone, so the model's counter counts them from the skeletons as from the bodies.
+  return planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
 }
 
 /**
@@ -175,13 +190,13 @@ function skeletonOf(entry: MessageOutline): ModelMessage {
   }
 }
 
-/** True when the messages pair up with no call left unanswered; false for any problem at all. */
-function answersEveryCall(messages: readonly ModelMessage[]): boolean {
+/** How many tool calls are left unanswered, or undefined when the messages do not pair up at all. */
+function unansweredCallCount(messages: readonly ModelMessage[]): number | undefined {
   try {
-    return requireValidConversation(messages).length === 0;
+    return requireValidConversation(messages).length;
   } catch {
     // The bodies are read instead, and the error names the exact part.
-    return false;
+    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { createServerDatabase } from '../testing/server-database.js';
 import { describeHistoryStoreContract } from './history-store.contract.js';
 import { HistoryStore } from './history-store.js';
 import { migrationProvider } from './migrations.js';
+import { readSavedView, savedViewsDirectory, saveView } from './saved-views.js';
 
 const directories: string[] = [];
 const temporaryDirectory = () => {
@@ -92,4 +93,63 @@ describe('the PGlite directory lock', () => {
     const store = await HistoryStore.open({ dataDir });
     await store.close();
   }, 60_000);
+});
+
+describe('views saved beside a PGlite directory', () => {
+  const view = { outline: ['whatever the caller derived'] };
+  const saveOne = (store: HistoryStore, agent: string) => store.deriveSavedView(agent, 'test-view', () => Promise.resolve(view), (value) => value);
+
+  it('a saved view is read back without opening the store, until any write drops it', async () => {
+    const dataDir = temporaryDirectory();
+    const writes: [string, (store: HistoryStore, agent: string) => Promise<unknown>][] = [
+      ['createAgent', (store) => store.createAgent()],
+      ['append', (store, agent) => store.append(agent, [{ role: 'user', content: 'more' }])],
+      ['fork', (store, agent) => store.fork(agent)],
+      ['recordRanges', (store, agent) => store.recordRanges(agent, [{ kind: 'evicted', first: { agentId: agent, seq: 1 }, last: { agentId: agent, seq: 1 } }])],
+    ];
+    let store = await HistoryStore.open({ dataDir });
+    const agent = await store.createAgent();
+    await store.append(agent, [{ role: 'user', content: 'first' }]);
+    for (const [name, write] of writes) {
+      expect(await saveOne(store, agent)).toBe(view);
+      // Read under the directory lock: refused while the store is open here.
+      expect(() => readSavedView(dataDir, 'test-view', agent)).toThrow(expect.objectContaining({ code: 'STORE_LOCKED' }));
+      await store.close();
+      expect(readSavedView(dataDir, 'test-view', agent), `saved before ${name}`).toEqual(view);
+      store = await HistoryStore.open({ dataDir });
+      await write(store, agent);
+      await store.close();
+      expect(readSavedView(dataDir, 'test-view', agent), `dropped by ${name}`).toBeUndefined();
+      store = await HistoryStore.open({ dataDir });
+    }
+    await store.close();
+    // The agent id names the file: anything else is refused before it names a path.
+    expect(() => readSavedView(dataDir, 'test-view', '../../elsewhere')).toThrow(expect.objectContaining({ code: 'UNKNOWN_AGENT' }));
+  });
+
+  it('a view derived while a write runs is not saved', async () => {
+    const dataDir = temporaryDirectory();
+    const store = await HistoryStore.open({ dataDir });
+    const agent = await store.createAgent();
+    const appending = store.append(agent, [{ role: 'user', content: 'racing' }]);
+    await saveOne(store, agent);
+    await appending;
+    expect(existsSync(savedViewsDirectory(dataDir))).toBe(false);
+    await saveOne(store, agent);
+    expect(existsSync(savedViewsDirectory(dataDir))).toBe(true);
+    await store.close();
+  });
+
+  it('a migration drops the views; an in-memory store saves none', async () => {
+    const dataDir = temporaryDirectory();
+    const agent = '00000000-0000-4000-8000-000000000000';
+    saveView(dataDir, 'test-view', agent, view);
+    expect(readSavedView(dataDir, 'test-view', agent)).toEqual(view);
+    await (await HistoryStore.open({ dataDir })).close();
+    expect(readSavedView(dataDir, 'test-view', agent)).toBeUndefined();
+    const memory = await HistoryStore.open({ memory: true });
+    const inMemory = await memory.createAgent();
+    expect(await saveOne(memory, inMemory)).toBe(view);
+    await memory.close();
+  });
 });

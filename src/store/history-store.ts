@@ -6,10 +6,11 @@ import { startsExchange } from '../exchange/detect-exchanges.js';
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import { type Message, messageSchema } from '../message/message.js';
 import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
-import type { CountTarget, TokenCount } from '../tokens/token-counter.js';
+import { type CountTarget, countTargetKey, type TokenCount } from '../tokens/token-counter.js';
 import type { DatabaseSchema, MessagesTable } from './database-schema.js';
 import { type SeqSegment, visibleSegments } from './visible-segments.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
+import { dropSavedViews, saveView } from './saved-views.js';
 
 /** Rows per INSERT statement: large appends go in several statements of one transaction. */
 const INSERT_CHUNK = 1000;
@@ -69,9 +70,6 @@ export interface StoredMessage {
   readonly count: StoredCount | null;
   readonly createdAt: Date;
 }
-
-/** The `provider/model` key that stored counts are filed under. */
-export const countTargetKey = (target: CountTarget): string => `${target.provider}/${target.model}`;
 
 /** A stored message's place: the agent that wrote it and its seq there. */
 export interface MessagePosition {
@@ -152,6 +150,9 @@ export interface AgentSummary {
  */
 export class HistoryStore {
   readonly #database: OpenDatabase;
+  /** Writes started, and writes not yet finished: a view derived meanwhile is not saved. */
+  #writesStarted = 0;
+  #writesRunning = 0;
 
   private constructor(database: OpenDatabase) {
     this.#database = database;
@@ -169,10 +170,12 @@ export class HistoryStore {
   /** Creates a root agent and returns its id. */
   async createAgent(meta: Record<string, unknown> = {}): Promise<string> {
     const id = randomUUID();
-    await this.#database.db
-      .insertInto('agents')
-      .values({ root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: JSON.stringify(meta) })
-      .execute();
+    await this.#write(() =>
+      this.#database.db
+        .insertInto('agents')
+        .values({ root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: JSON.stringify(meta) })
+        .execute(),
+    );
     return id;
   }
 
@@ -204,7 +207,7 @@ export class HistoryStore {
       // Counts without the model they are for, or not one per message, would be stored wrong.
       throw new SlidingContextError('INVALID_INPUT', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
     }
-    return this.#database.db.transaction().execute(async (transaction) => {
+    return this.#write(() => this.#database.db.transaction().execute(async (transaction) => {
       if (options.idempotencyKey !== undefined) {
         // The key sits on the first row of its batch; a retry is the same batch.
         const seen = await transaction
@@ -277,26 +280,28 @@ export class HistoryStore {
         options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
       }
       return { firstSeq, lastSeq: row.last_seq, duplicate: false };
-    });
+    }));
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */
   async fork(agentId: string, meta: Record<string, unknown> = {}): Promise<string> {
     const key = parseAgentId(agentId);
-    const parent = await requireAgent(this.#database.db, key);
     const id = randomUUID();
-    await this.#database.db
-      .insertInto('agents')
-      .values({
-        root_id: key.rootId,
-        id,
-        parent_id: key.id,
-        fork_seq: parent.last_seq,
-        lineage: JSON.stringify([...parent.lineage, key.id]),
-        last_seq: 0,
-        meta: JSON.stringify({ ...parent.meta, ...meta }),
-      })
-      .execute();
+    await this.#write(async () => {
+      const parent = await requireAgent(this.#database.db, key);
+      await this.#database.db
+        .insertInto('agents')
+        .values({
+          root_id: key.rootId,
+          id,
+          parent_id: key.id,
+          fork_seq: parent.last_seq,
+          lineage: JSON.stringify([...parent.lineage, key.id]),
+          last_seq: 0,
+          meta: JSON.stringify({ ...parent.meta, ...meta }),
+        })
+        .execute();
+    });
     return formatAgentId({ rootId: key.rootId, id });
   }
 
@@ -524,7 +529,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     if (ranges.length === 0) return;
     const idOf = (publicId: string) => parseAgentId(publicId).id;
-    await this.#database.db
+    await this.#write(() => this.#database.db
       .insertInto('context_ranges')
       .values(
         ranges.map((range) => ({
@@ -539,7 +544,7 @@ export class HistoryStore {
           body: JSON.stringify(range.data ?? {}),
         })),
       )
-      .execute();
+      .execute());
   }
 
   /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only. */
@@ -601,6 +606,38 @@ export class HistoryStore {
       tokens: Number(row.tokens),
       lastActivity: new Date(row.last_message ?? row.created_at),
     }));
+  }
+
+  /**
+   * Derives a value from the store and, on a PGlite directory, saves `toJson(value)` as the
+   * agent's view `name`, which `readSavedView` gives back without starting PGlite until the next
+   * write. Nothing is saved when a write ran while the value was derived.
+   */
+  async deriveSavedView<Value>(agentId: string, name: string, derive: () => Promise<Value>, toJson: (value: Value) => unknown): Promise<Value> {
+    const writesBefore = this.#writesStarted;
+    const quiet = this.#writesRunning === 0;
+    const value = await derive();
+    const { dataDir } = this.#database;
+    if (dataDir !== undefined && quiet && this.#writesStarted === writesBefore) {
+      try {
+        saveView(dataDir, name, agentId, toJson(value));
+      } catch {
+        // A view that could not be saved (a full disk, say) is only missing: readers use the store.
+      }
+    }
+    return value;
+  }
+
+  /** Runs a write. The saved views are dropped before it, so that none outlives its data. */
+  async #write<Result>(work: () => Promise<Result>): Promise<Result> {
+    if (this.#database.dataDir !== undefined) dropSavedViews(this.#database.dataDir);
+    this.#writesStarted++;
+    this.#writesRunning++;
+    try {
+      return await work();
+    } finally {
+      this.#writesRunning--;
+    }
   }
 
   /** Closes the database (and, for PGlite, writes it out and releases the directory lock). */

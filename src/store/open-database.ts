@@ -1,11 +1,10 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseSchema } from './database-schema.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
+import { dropSavedViews } from './saved-views.js';
 
 /** Where the store lives: a PGlite directory (the default) or a PostgreSQL server. */
 export type StoreLocation = { readonly dataDir: string } | { readonly databaseUrl: string } | { readonly memory: true };
@@ -14,13 +13,9 @@ export type StoreLocation = { readonly dataDir: string } | { readonly databaseUr
 export interface OpenDatabase {
   readonly db: Kysely<DatabaseSchema>;
   readonly engine: 'pglite' | 'postgres';
+  /** The PGlite directory, when the store is one. */
+  readonly dataDir: string | undefined;
   close(): Promise<void>;
-}
-
-/** `$XDG_DATA_HOME/sliding-context`, else `~/.local/share/sliding-context`. */
-export function defaultDataDir(environment: Readonly<Record<string, string | undefined>>): string {
-  const base = environment.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
-  return join(base, 'sliding-context');
 }
 
 /** True when the newest migration is applied: one indexed read instead of the migrator's checks. */
@@ -68,8 +63,11 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       release();
     }
   };
+  const dataDir = 'dataDir' in location ? location.dataDir : undefined;
   try {
     if (!(await isCurrent(db))) {
+      // Views saved under an older schema may not hold what the new one gives.
+      if (dataDir !== undefined) dropSavedViews(dataDir);
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
     }
@@ -77,5 +75,5 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     await close();
     throw error;
   }
-  return { db, engine, close };
+  return { db, engine, dataDir, close };
 }

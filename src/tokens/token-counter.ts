@@ -17,6 +17,9 @@ export interface CountTarget {
   readonly model: string;
 }
 
+/** The `provider/model` key that stored counts are filed under. */
+export const countTargetKey = (target: CountTarget): string => `${target.provider}/${target.model}`;
+
 /** A request in the neutral model: what will be sent, before a provider shapes it. */
 export interface CountableRequest {
   readonly system?: string | undefined;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -95,6 +95,9 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
 
     type('/exit');
     await waitFor(/bye: resume with/);
+    // On its way out the chat saves the history outline beside the directory, for `history`.
+    for (const until = Date.now() + 30_000; !existsSync(join(work, 'store.views')) && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readdirSync(join(work, 'store.views'))).toEqual([expect.stringMatching(/^history-outline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/)]);
     tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${chatCommand}`, 'Enter');
     await waitFor(/^›\s*$/m);
     const after = screen().split('\n').filter((line) => !line.startsWith('›') && !line.startsWith('rewound'));

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startLoopbackServer } from '../../testing/loopback-server.js';
+import { savedViewsDirectory } from '../../store/saved-views.js';
 import { runCli } from '../_test-cli.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'sliding-context-cli-store-'));
@@ -120,6 +121,35 @@ describe('the store commands', () => {
     await runCli(['clear', child, ...flags]);
     expect((JSON.parse((await runCli(['window', '--agent', child, '--json', ...flags])).stdout) as { exchanges: unknown[] }).exchanges).toHaveLength(0);
     expect((JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { exchanges: unknown[] }).exchanges).toHaveLength(1);
+  });
+
+  it('history is drawn from the outline saved beside the directory, the same as from the store, until a write drops it', async () => {
+    const flags = store('saved');
+    const views = savedViewsDirectory(join(directory, 'saved'));
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
+    // The import saved the outline; with it and without it, history gives the same.
+    const [file = ''] = readdirSync(views);
+    const history = async (...extra: string[]) => (await runCli(['history', agentId, ...extra, ...flags])).stdout;
+    const fromSaved = [await history('--json', '--budget', '20000'), await history('--json', '--model', 'claude-sonnet-4-5')];
+    rmSync(views, { recursive: true });
+    expect(await history('--json', '--budget', '20000')).toBe(fromSaved[0]);
+    expect(await history('--json', '--model', 'claude-sonnet-4-5')).toBe(fromSaved[1]);
+    // The store run saved it again; history reads it (a title changed in the file shows).
+    const saved = JSON.parse(readFileSync(join(views, file), 'utf8')) as { messages: unknown[][] };
+    const firstUser = saved.messages.find((row) => row[2] === 'user' && typeof row[8] === 'string') ?? [];
+    firstUser[8] = 'Drawn from the saved outline';
+    writeFileSync(join(views, file), JSON.stringify(saved));
+    expect(await history()).toContain('"Drawn from the saved outline"');
+    // Any write drops it, even one that changes nothing the view shows.
+    await runCli(['mark', agentId, 'm', ...flags]);
+    expect(existsSync(views)).toBe(false);
+    expect(await history()).not.toContain('Drawn from the saved outline');
+    await runCli(['import', '-', '--agent', agentId, ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'A question after the save' }, { role: 'assistant', content: 'ok' }]) });
+    expect(await history()).toContain('"A question after the save"');
+    // A file that is not an outline is passed over.
+    writeFileSync(join(views, file), '{"messages": "garbled"}');
+    expect(await history('--json', '--budget', '20000')).toBe(await history('--json', '--budget', '20000'));
+    expect(await history()).toContain('"A question after the save"');
   });
 
   it('an import with a broken conversation stores nothing', async () => {

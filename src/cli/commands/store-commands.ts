@@ -1,14 +1,23 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import type { StoredSummary } from '../../condense/stored-summary.js';
-import { type ExchangeHistory, planHistoryView, type PlannedHistory, planStoredHistory } from '../../conversation/exchange-history.js';
+import {
+  type ExchangeHistory,
+  type OutlinePlanOptions,
+  planHistoryView,
+  planOutlinedHistory,
+  type PlannedHistory,
+  planStoredHistory,
+} from '../../conversation/exchange-history.js';
+import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline } from '../../conversation/history-outline.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
+import { readSavedView } from '../../store/saved-views.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
-import { type StoreFlags, withCliStore } from '../open-cli-store.js';
+import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
@@ -45,7 +54,11 @@ export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Pro
 
 /** The model an agent is counted for (the flags', else the one it was stored for) and its settings. */
 export async function agentTarget(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
-  const meta = await store.agentMeta(agentId);
+  return targetOfMeta(io, await store.agentMeta(agentId), flags);
+}
+
+/** {@link agentTarget} from the agent's stored meta. */
+async function targetOfMeta(io: CliIo, meta: Readonly<Record<string, unknown>>, flags: TargetFlags) {
   const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : 'openai');
   const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : 'gpt-4o');
   // The agent's own budget unless one is given now.
@@ -65,11 +78,14 @@ export async function planAgentHistory(io: CliIo, store: HistoryStore, agentId: 
 }
 
 async function storedHistoryOptions(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
-  const { meta, provider, model, settings } = await agentTarget(io, store, agentId, flags);
+  return { ...(await outlinePlanOptions(io, await store.agentMeta(agentId), flags)), store, agentId };
+}
+
+/** What planning an agent's history takes, from its stored meta and the flags. */
+async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unknown>>, flags: TargetFlags): Promise<OutlinePlanOptions> {
+  const { provider, model, settings } = await targetOfMeta(io, meta, flags);
   return {
     ...settings,
-    store,
-    agentId,
     provider,
     model,
     preambleCount: storedPreambleCount(meta, { provider, model }),
@@ -78,30 +94,42 @@ async function storedHistoryOptions(io: CliIo, store: HistoryStore, agentId: str
 }
 
 /**
- * `history <agent>`: the exchanges out of and in the window, with the rule between them. Counts
- * stored for the agent's model are used as they are, so no tokenizer is loaded unless needed.
+ * `history <agent>`: the exchanges out of and in the window, with the rule between them. Planned
+ * from the agent's outline (no bodies, no tokenizer while the counts are stored for its model).
+ * On a PGlite directory the outline is saved beside it, so that the next `history` before any
+ * write reads it without starting the database.
  */
 export async function runHistoryCommand(
   agentId: string,
   flags: StoreCommandFlags & TargetFlags,
   io: CliIo,
 ): Promise<void> {
+  const location = cliStoreLocation(io, flags);
+  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedView(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
+  const fromSaved = saved && (await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)));
+  if (fromSaved) {
+    printHistory(io, agentId, flags, fromSaved);
+    return;
+  }
   await withCliStore(io, flags, async (store) => {
-    // Drawn from the stored outline of each message: bodies are read only when it must be.
-    const { plan, exchanges, summary } = await planHistoryView(await storedHistoryOptions(io, store, agentId, flags));
-    if (flags.json) {
-      const json = toWindowJson(plan, 'neutral', undefined);
-      // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
-      const planned = [...plan.exchanges];
-      const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
-        const exchange = summarized ? undefined : planned.shift();
-        return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
-      });
-      io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
-      return;
-    }
-    io.stdout.write(renderAgentHistory(agentId, { plan, exchanges, summary }));
+    const outline = await saveHistoryOutline(store, agentId);
+    printHistory(io, agentId, flags, await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline }));
   });
+}
+
+function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { plan, exchanges, summary }: PlannedHistory): void {
+  if (flags.json) {
+    const json = toWindowJson(plan, 'neutral', undefined);
+    // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
+    const planned = [...plan.exchanges];
+    const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
+      const exchange = summarized ? undefined : planned.shift();
+      return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
+    });
+    io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
+    return;
+  }
+  io.stdout.write(renderAgentHistory(agentId, { plan, exchanges, summary }));
 }
 
 /** The `/history` view of an agent as text, with the summary in force. */
