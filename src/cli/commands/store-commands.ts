@@ -155,7 +155,10 @@ function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory
   };
 }
 
-/** `fork`, `clear`, `mark`, `rewind`: events in an agent's history. */
+/**
+ * `fork`, `clear`, `mark`, `rewind`: events in an agent's history. Each saves the outline of the
+ * agent it leaves (the child, for a fork), so that `history` after it starts without the database.
+ */
 export async function runAgentEventCommand(
   action: 'fork' | 'clear' | 'mark' | 'rewind',
   agentId: string,
@@ -166,6 +169,7 @@ export async function runAgentEventCommand(
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId);
+      await saveHistoryOutline(store, child);
       print(io, flags.json, { agentId: child }, child);
       return;
     }
@@ -176,6 +180,7 @@ export async function runAgentEventCommand(
       findRewindTarget(marks.map((mark) => ({ label: mark, position: 0 })), label, `rewind "${String(label)}" for ${agentId}`);
     }
     const { lastSeq } = await store.append(agentId, [message]);
+    await saveHistoryOutline(store, agentId);
     print(io, flags.json, { agentId, seq: lastSeq, event: action, ...(label === undefined ? {} : { label }) }, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${lastSeq}`);
   });
 }
