@@ -153,6 +153,6 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
     `### Store: cold start of \`sliding-context history\` (goal: under 1 s)\n\n${markdownTable(
       ['store', 'first run after a write: PGlite, then the outline saved', 'later runs: the saved outline, median'],
       coldRows,
-    )}\n\nEach run is a fresh process. A write through the library (as here) drops the saved outline, so the first run reads PGlite; the CLI's commands that write save it as they finish, so after them even the first run reads the saved outline.`,
+    )}\n\nEach run is a fresh process. A write through the library (as here) drops the saved outline, so the first run reads PGlite; the CLI's commands that write save it as they finish (up to 20,000 messages), so after them even the first run reads the saved outline.`,
   ];
 }

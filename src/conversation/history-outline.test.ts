@@ -1,8 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredSummary } from '../condense/stored-summary.js';
-import type { MessageOutline } from '../store/history-store.js';
-import { type HistoryOutline, historyOutlineFromJson, historyOutlineToJson } from './history-outline.js';
+import { HistoryStore, type MessageOutline } from '../store/history-store.js';
+import { readSavedView } from '../store/saved-views.js';
+import {
+  HISTORY_OUTLINE_VIEW,
+  type HistoryOutline,
+  historyOutlineFromJson,
+  historyOutlineToJson,
+  SAVE_OUTLINE_AFTER_WRITE_UP_TO,
+  saveHistoryOutline,
+  saveHistoryOutlineAfterWrite,
+} from './history-outline.js';
 
 const agentIds = ['11111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111:22222222-2222-4222-8222-222222222222'];
 const when = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms));
@@ -77,4 +89,28 @@ describe('the saved history outline', () => {
     ];
     for (const json of refused) expect(historyOutlineFromJson(json), JSON.stringify(json)).toBeUndefined();
   });
+});
+
+describe('saving the outline after a write', () => {
+  it('is done for a history up to the limit, and left to `history` beyond it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'sliding-context-outline-'));
+    const dataDir = join(directory, 'data');
+    try {
+      let store = await HistoryStore.open({ dataDir });
+      const small = await store.createAgent();
+      const large = await store.createAgent();
+      await store.append(small, [{ role: 'user', content: 'short' }]);
+      await store.append(large, Array.from({ length: SAVE_OUTLINE_AFTER_WRITE_UP_TO + 1 }, () => ({ role: 'user' as const, content: 'x' })));
+      for (const agent of [small, large]) await saveHistoryOutlineAfterWrite(store, agent);
+      await store.close();
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, small))?.messages).toHaveLength(1);
+      expect(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, large)).toBeUndefined();
+      store = await HistoryStore.open({ dataDir });
+      await saveHistoryOutline(store, large);
+      await store.close();
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, large))?.messages).toHaveLength(SAVE_OUTLINE_AFTER_WRITE_UP_TO + 1);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -73,6 +73,8 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       const history = await store.history(child);
       expect(history[0]?.message).toEqual(event('clear'));
       expect(contents(applyEvents(history.map((entry) => entry.message)))).toEqual(['a', 'd']);
+      // The clear, a, the mark, the rewind and d: what the rewind hid (b, c) is not counted.
+      expect(await store.visibleLength(child)).toBe(5);
     });
 
     it('BEHAVIOUR 11: nothing is deleted: a rewind hides, and the hidden messages stay in the history', async () => {

@@ -400,6 +400,15 @@ export class HistoryStore {
     return visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
   }
 
+  /**
+   * How many stored messages (events included) lie in what the agent's model sees now: counted
+   * from the seq runs after clears, marks and rewinds, without reading them.
+   */
+  async visibleLength(agentId: string): Promise<number> {
+    const { segments } = await this.#visiblePath(parseAgentId(agentId), agentId);
+    return segments.reduce((sum, segment) => sum + Math.max(0, segment.toSeq - segment.fromSeq + 1), 0);
+  }
+
   /** Which of `positions` lie in what the agent's model sees now (not hidden by a clear or rewind). */
   async visible(agentId: string, positions: readonly MessagePosition[]): Promise<boolean[]> {
     const key = parseAgentId(agentId);

@@ -7,7 +7,7 @@ import { chatToolDefinitions } from '../chat/chat-tools.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutline } from '../../conversation/history-outline.js';
+import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
 import type { StoreCommandFlags } from './store-commands.js';
@@ -138,7 +138,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
       lines.close();
       write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
       // Saved for `history`, which then starts without the database.
-      await saveHistoryOutline(store, session.agentId);
+      await saveHistoryOutlineAfterWrite(store, session.agentId);
     });
   } finally {
     lines.close();

@@ -6,7 +6,7 @@ import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-conf
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutline } from '../../conversation/history-outline.js';
+import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { providerSdk } from '../provider-sdk.js';
 import { formatNumber } from '../render/format-number.js';
 import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -52,7 +52,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer, thresholdPercent } });
     const result = await conversation.compact({ dryRun: flags.dryRun === true });
     // Saved for `history`, which then starts without the database.
-    if (flags.dryRun !== true) await saveHistoryOutline(store, agentId);
+    if (flags.dryRun !== true) await saveHistoryOutlineAfterWrite(store, agentId);
     const outcome = result.fallback
       ? `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`
       : result.coveredExchanges === 0

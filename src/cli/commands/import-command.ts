@@ -7,7 +7,7 @@ import { parseJsonLines, type Transcript, type TranscriptFormat } from '../../pr
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutline } from '../../conversation/history-outline.js';
+import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { type ConversationInput, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
@@ -120,7 +120,7 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
     const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
     storing.finish();
     // Saved for `history`, the usual next step, which then starts without the database.
-    await saveHistoryOutline(store, agentId);
+    await saveHistoryOutlineAfterWrite(store, agentId);
     const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
     if (!flags.json) {
       const notes = [

@@ -8,7 +8,7 @@ import {
   type PlannedHistory,
   planStoredHistory,
 } from '../../conversation/exchange-history.js';
-import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline } from '../../conversation/history-outline.js';
+import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -169,7 +169,7 @@ export async function runAgentEventCommand(
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId);
-      await saveHistoryOutline(store, child);
+      await saveHistoryOutlineAfterWrite(store, child);
       print(io, flags.json, { agentId: child }, child);
       return;
     }
@@ -180,7 +180,7 @@ export async function runAgentEventCommand(
       findRewindTarget(marks.map((mark) => ({ label: mark, position: 0 })), label, `rewind "${String(label)}" for ${agentId}`);
     }
     const { lastSeq } = await store.append(agentId, [message]);
-    await saveHistoryOutline(store, agentId);
+    await saveHistoryOutlineAfterWrite(store, agentId);
     print(io, flags.json, { agentId, seq: lastSeq, event: action, ...(label === undefined ? {} : { label }) }, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${lastSeq}`);
   });
 }
