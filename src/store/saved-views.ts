@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseAgentId } from './agent-id.js';
-import { lockDirectory } from './directory-lock.js';
-
 /**
  * Saved views: values derived from a PGlite directory (an agent's history outline, say), kept
  * beside it in `<dir>.views` so that a reader can have them without starting PGlite. Every
  * write through a `HistoryStore` drops them all before it writes, and a view is saved only by
  * the process holding the directory lock; so a view that exists matches the data.
  */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAgentId } from './agent-id.js';
+import { lockDirectory } from './directory-lock.js';
+
+/** Where a PGlite directory's views are saved: `<dir>.views`, beside its lock file. */
 export function savedViewsDirectory(dataDir: string): string {
   return `${dataDir}.views`;
 }
