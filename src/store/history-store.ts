@@ -628,8 +628,9 @@ export class HistoryStore {
     const value = await derive();
     const { dataDir } = this.#database;
     if (dataDir !== undefined && quiet && this.#writesStarted === writesBefore) {
+      const json = toJson(value);
       try {
-        saveView(dataDir, name, agentId, toJson(value));
+        saveView(dataDir, name, agentId, json);
       } catch {
         // A view that could not be saved (a full disk, say) is only missing: readers use the store.
       }
