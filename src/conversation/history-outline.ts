@@ -33,7 +33,7 @@ export const SAVE_OUTLINE_AFTER_WRITE_UP_TO = 20_000;
 
 /** What a command that wrote calls as it finishes: {@link saveHistoryOutline}, for a history up to {@link SAVE_OUTLINE_AFTER_WRITE_UP_TO} messages. */
 export async function saveHistoryOutlineAfterWrite(store: HistoryStore, agentId: string): Promise<void> {
-  if (store.engine === 'pglite' && (await store.visibleLength(agentId)) <= SAVE_OUTLINE_AFTER_WRITE_UP_TO) await saveHistoryOutline(store, agentId);
+  if (store.savesViews && (await store.visibleLength(agentId)) <= SAVE_OUTLINE_AFTER_WRITE_UP_TO) await saveHistoryOutline(store, agentId);
 }
 
 const position = z.strictObject({ agentId: z.string(), seq: z.number().int() });

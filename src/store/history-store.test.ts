@@ -108,6 +108,7 @@ describe('views saved beside a PGlite directory', () => {
       ['recordRanges', (store, agent) => store.recordRanges(agent, [{ kind: 'evicted', first: { agentId: agent, seq: 1 }, last: { agentId: agent, seq: 1 } }])],
     ];
     let store = await HistoryStore.open({ dataDir });
+    expect(store.savesViews).toBe(true);
     const agent = await store.createAgent();
     await store.append(agent, [{ role: 'user', content: 'first' }]);
     for (const [name, write] of writes) {
@@ -148,6 +149,7 @@ describe('views saved beside a PGlite directory', () => {
     await (await HistoryStore.open({ dataDir })).close();
     expect(readSavedView(dataDir, 'test-view', agent)).toBeUndefined();
     const memory = await HistoryStore.open({ memory: true });
+    expect(memory.savesViews).toBe(false);
     const inMemory = await memory.createAgent();
     expect(await saveOne(memory, inMemory)).toBe(view);
     await memory.close();

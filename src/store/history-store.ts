@@ -167,6 +167,11 @@ export class HistoryStore {
     return this.#database.engine;
   }
 
+  /** True for a PGlite directory: the only store that keeps views beside it ({@link deriveSavedView}). */
+  get savesViews(): boolean {
+    return this.#database.dataDir !== undefined;
+  }
+
   /** Creates a root agent and returns its id. */
   async createAgent(meta: Record<string, unknown> = {}): Promise<string> {
     const id = randomUUID();
