@@ -65,7 +65,11 @@ describe('the chat tools', () => {
       const fifo = join(other, 'pipe');
       execFileSync('mkfifo', [fifo]);
       try {
-        const timeout = new Promise((resolve) => setTimeout(() => resolve('still reading after 2 s'), 2_000));
+        const timeout = new Promise((resolve) => {
+          setTimeout(() => {
+            resolve('still reading after 2 s');
+          }, 2_000);
+        });
         expect(await Promise.race([runChatTool('read_file', { path: 'pipe' }, bound()), timeout])).toEqual({ text: 'pipe is a named pipe; only regular files are read', isError: true });
       } finally {
         // Lets a read that blocked on the pipe end: a writer opens it and closes it.
@@ -97,7 +101,7 @@ describe('the chat tools', () => {
     it('read_file answers a file with NUL bytes as binary, with its size; run_command shows NUL bytes as \\x00', async () => {
       writeFileSync(join(other, 'image.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01]));
       expect(await runChatTool('read_file', { path: 'image.bin' }, bound())).toEqual({ text: 'image.bin is a binary file (it holds NUL bytes), 7 bytes; read_file shows text files only', isError: true });
-      expect(await runChatTool('run_command', { command: "printf 'a\\000b'" }, bound({ allowCommands: true, confirm: () => Promise.resolve(true) }))).toEqual({ text: 'a\\x00b', isError: false });
+      expect(await runChatTool('run_command', { command: 'printf \'a\\000b\'' }, bound({ allowCommands: true, confirm: () => Promise.resolve(true) }))).toEqual({ text: 'a\\x00b', isError: false });
       rmSync(join(other, 'image.bin'));
     });
   });
