@@ -2,16 +2,16 @@
 const REDACTED = '[redacted]';
 
 /**
- * The shapes of credentials a provider's error text may echo back: OpenAI and Anthropic keys,
- * Google API keys, bearer tokens, key headers and key query parameters. Each keeps its label (the
- * header name, `sk-`) so that the text still says which credential was meant.
+ * The shapes of credentials a provider's error text may echo back: bearer tokens, key headers, key
+ * query parameters, OpenAI and Anthropic keys, Google API keys; in that order, so that a key inside a
+ * header is taken out once. Each keeps its label (the header name, `sk-`) to say which credential it was.
  */
 const SECRET_PATTERNS: readonly (readonly [RegExp, string])[] = [
-  [/\b(sk-(?:ant-|proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{6,}/g, `$1${REDACTED}`],
-  [/\bAIza[0-9A-Za-z_-]{20,}/g, `AIza${REDACTED}`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`],
   [/\b((?:x-api-key|x-goog-api-key|api[-_]?key|authorization|access[-_]?token)["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\b|Basic\b)[^\s"',;&}]+/gi, `$1${REDACTED}`],
   [/([?&](?:key|api[-_]?key|access[-_]?token|token)=)[^&#\s"']+/gi, `$1${REDACTED}`],
+  [/\b(sk-(?:ant-|proj-|svcacct-|admin-)?)[A-Za-z0-9_-]{6,}/g, `$1${REDACTED}`],
+  [/\bAIza[0-9A-Za-z_-]{20,}/g, `AIza${REDACTED}`],
 ];
 
 /**

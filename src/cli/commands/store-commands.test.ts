@@ -187,4 +187,32 @@ describe('the store commands', () => {
     const json = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { exchanges: { title: string }[] };
     expect(json.exchanges[0]?.title).toBe(title);
   }, 120_000);
+
+  it('a failed LLM summary warns on stderr, and its detail has the key the server echoed taken out', async () => {
+    const flags = store('compact-secret');
+    const key = 'sk-proj-Q7vX2mN9bL4kR8tY';
+    const conversation = [
+      { role: 'user', content: 'read the config' },
+      { role: 'assistant', content: 'export const line = 1;\n'.repeat(300) },
+      { role: 'user', content: 'next' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify(conversation) })).stdout) as { agentId: string };
+    const server = await startLoopbackServer(({ path }) => ({
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${key}; request ${path}?key=AIzaSyD4-secretGoogleKey0123456789 sent with Bearer ${key}`, type: 'invalid_request_error' } },
+    }));
+    try {
+      const args = ['compact', agentId, '--summarizer', 'llm', '--summarizer-model', 'local-model', '--base-url', `${server.url}/v1`, '--dry-run', ...flags];
+      const json = await runCli([...args, '--json'], { env: { OPENAI_API_KEY: key } });
+      const result = JSON.parse(json.stdout) as { fallback: string; fallbackDetail: string };
+      expect(result).toMatchObject({ fallback: 'error', fallbackDetail: expect.stringContaining('Incorrect API key provided: sk-proj-[redacted]') });
+      expect(json.stderr).toMatch(/^warning: the summary failed \(error: 401 Incorrect API key provided: sk-proj-\[redacted\]; request \/v1\/chat\/completions\?key=\[redacted\] sent with Bearer \[redacted\]\); nothing was condensed and the history is unchanged\.\n$/);
+      const human = await runCli(args, { env: { OPENAI_API_KEY: key } });
+      expect(human.stdout).toContain('No summary (error: 401 Incorrect API key provided: sk-proj-[redacted];');
+      for (const output of [json.stdout, json.stderr, human.stdout, human.stderr]) expect(output).not.toMatch(/Q7vX2mN9bL4kR8tY|secretGoogleKey/);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
