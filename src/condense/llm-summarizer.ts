@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
+import { redactSecrets } from '../errors/redact-secrets.js';
 import type { ModelMessage } from '../message/message.js';
 import { toJson } from '../message/to-json.js';
 import { toolOutputText } from '../message/tool-output-text.js';
@@ -76,7 +77,22 @@ interface Answer {
   readonly truncated: boolean;
 }
 
+/**
+ * Asks for one answer. A failure is thrown again with the keys and tokens its text holds taken out:
+ * a server may echo the key it was sent, and the text becomes the fallback detail that is printed.
+ */
 async function ask(options: LlmSummarizerOptions, system: string, user: string, maxTokens: number, signal: AbortSignal | undefined): Promise<Answer> {
+  try {
+    return await askOnce(options, system, user, maxTokens, signal);
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const redacted = redactSecrets(error.message);
+    if (redacted === error.message) throw error;
+    throw new Error(redacted, { cause: error });
+  }
+}
+
+async function askOnce(options: LlmSummarizerOptions, system: string, user: string, maxTokens: number, signal: AbortSignal | undefined): Promise<Answer> {
   const { client } = options;
   if (client.provider === 'openai') {
     const completion = await client.client.chat.completions.create(

@@ -8,8 +8,11 @@ export interface ReceivedRequest {
   readonly body: unknown;
 }
 
-/** An answer: a status and a JSON body, or a recorded server-sent event stream sent as it is. */
-export type LoopbackAnswer = { status: number; body: unknown } | { status: number; sse: string };
+/**
+ * An answer: a status and a JSON body, or a recorded server-sent event stream sent as it is; with
+ * `hold`, the stream is left open after it, as a server that stalls mid-stream leaves it.
+ */
+export type LoopbackAnswer = { status: number; body: unknown } | { status: number; sse: string; hold?: boolean };
 
 /** How the server answers, chosen per request. */
 export type LoopbackHandler = (request: ReceivedRequest) => LoopbackAnswer | Promise<LoopbackAnswer>;
@@ -30,7 +33,8 @@ export async function startLoopbackServer(handler: LoopbackHandler) {
       void Promise.resolve(handler(entry)).then((answer) => {
         if ('sse' in answer) {
           response.writeHead(answer.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-          response.end(answer.sse);
+          if (answer.hold === true) response.write(answer.sse);
+          else response.end(answer.sse);
           return;
         }
         response.writeHead(answer.status, { 'content-type': 'application/json' });
@@ -43,6 +47,12 @@ export async function startLoopbackServer(handler: LoopbackHandler) {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => server.close(() => { resolve(); })),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+      // Streams left open (`hold`) would keep the server from closing.
+      server.closeAllConnections();
+    }),
   };
 }

@@ -64,7 +64,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     expect(shown).toMatch(/sliding-context chat · agent [0-9a-f-]{36} · openai\/gpt-4o · budget 900 tokens/);
     // Before any eviction the context begins at the top.
     expect(lineOf(shown, /^── context ──/)).toBeLessThan(lineOf(shown, /read notes please/));
-    expect(shown).toMatch(/› read notes please\n {2}⚙ read_file\(\{"path":"notes\.txt"\}\)\n {4}→ read_file: 2 lines\n {2}The tests now pass/);
+    expect(shown).toMatch(/› read notes please\n {2}⚙ read_file\(\{"path":"notes\.txt"\}\)\n {4}→ read_file: 1 line\n {2}The tests now pass/);
 
     type('/mark before');
     await waitFor(/mark "before" set/);

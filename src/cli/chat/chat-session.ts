@@ -1,7 +1,7 @@
 import { isSummaryMessage } from '../../condense/stored-summary.js';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { type Conversation, type ExchangeHistory, openConversation, type OpenConversationOptions, type PlannedHistory } from '../../conversation/conversation.js';
-import { isSlidingContextError } from '../../errors/sliding-context-error.js';
+import { redactSecrets } from '../../errors/redact-secrets.js';
 import { applyEventsTo } from '../../message/apply-events.js';
 import type { ModelMessage, ToolResultPart } from '../../message/message.js';
 import type { ChatClient } from '../../providers/chat/chat-client.js';
@@ -10,8 +10,9 @@ import type { HistoryStore } from '../../store/history-store.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import { validateBudgetTokens } from '../../window/budget-tokens.js';
 import { formatNumber } from '../render/format-number.js';
+import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
-import { runChatTool, type ToolContext } from './chat-tools.js';
+import { runChatTool, type ToolContext, type ToolOutcome } from './chat-tools.js';
 import { messageLines, renderScrollback, type ScrollbackStyle } from './render-scrollback.js';
 
 /** What the chat writes to and asks with: the terminal, in the command; strings, in tests. */
@@ -100,7 +101,7 @@ export class ChatSession {
     const entries = applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message);
     const { exchanges } = view ?? (await this.#conversation.historyView());
     terminal.clear();
-    terminal.write(`sliding-context chat · agent ${this.agentId} · ${this.#options.conversation.provider}/${this.#model} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
+    terminal.write(`sliding-context chat · agent ${this.agentId} · ${neutralizeControlCharacters(`${this.#options.conversation.provider}/${this.#model}`)} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
     terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style).join('\n')}\n`);
     this.#drawnCutoff = cutoffOf(exchanges);
   }
@@ -132,7 +133,7 @@ export class ChatSession {
       if (text.startsWith('/')) return await this.#command(text);
       await this.#turn(text);
     } catch (error) {
-      this.#options.terminal.write(`error: ${isSlidingContextError(error) || error instanceof Error ? error.message : String(error)}\n`);
+      this.#options.terminal.write(`error: ${shownError(error)}\n`);
     }
     return true;
   }
@@ -145,7 +146,7 @@ export class ChatSession {
     try {
       client = await this.#options.client();
     } catch (error) {
-      terminal.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      terminal.write(`error: ${shownError(error)}\n`);
       return;
     }
     let usage: unknown;
@@ -156,13 +157,13 @@ export class ChatSession {
       // Streamed as the scrollback draws it: the answer's lines indented by two spaces.
       const shown = { started: false };
       const show = (piece: string) => {
-        terminal.write(`${shown.started ? '' : '  '}${piece.replaceAll('\n', '\n  ')}`);
+        terminal.write(`${shown.started ? '' : '  '}${neutralizeControlCharacters(piece).replaceAll('\n', '\n  ')}`);
         shown.started = true;
       };
       try {
         reply = await this.#conversation.send((request) => client.stream(request, show, signal));
       } catch (error) {
-        terminal.write(`${shown.started ? '\n' : ''}error: ${signal.aborted ? 'interrupted' : oneLine(error)}\n`);
+        terminal.write(`${shown.started ? '\n' : ''}error: ${signal.aborted ? 'interrupted' : shownError(error).split('\n')[0] ?? ''}\n`);
         return;
       } finally {
         this.#call = undefined;
@@ -175,7 +176,8 @@ export class ChatSession {
       const results: ToolResultPart[] = [];
       for (const { part } of calls) {
         this.#show({ role: 'assistant', content: [part] });
-        const outcome = await runChatTool(part.toolName, part.input, this.#options.tools);
+        // Arguments that were not JSON are kept as their text: the model is told, and tries again.
+        const outcome = typeof part.input === 'string' ? invalidArguments(part.input) : await runChatTool(part.toolName, part.input, this.#options.tools);
         const result: ToolResultPart = { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: outcome.isError ? 'error-text' : 'text', value: outcome.text } };
         this.#show({ role: 'tool', content: [result] });
         results.push(result);
@@ -232,10 +234,10 @@ export class ChatSession {
       case 'compact': {
         const preview = await this.#conversation.compact({ dryRun: true });
         if (preview.summary === null) {
-          terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${preview.fallbackDetail ?? ''})\n` : 'nothing to condense yet\n');
+          terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${shownError(preview.fallbackDetail ?? '')})\n` : 'nothing to condense yet\n');
           return true;
         }
-        terminal.write(`${preview.summary}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+        terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
         if (await terminal.confirm('Replace them with this summary?')) {
           await this.#conversation.compact();
           await this.redraw();
@@ -295,7 +297,17 @@ function cutoffOf(exchanges: readonly ExchangeHistory[]): string {
   return first ? `${first.agentId}:${first.firstSeq}` : 'none';
 }
 
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0] ?? text;
+/** An error as the chat shows it: keys and tokens a provider echoed taken out, control characters shown. */
+function shownError(error: unknown): string {
+  return neutralizeControlCharacters(redactSecrets(error instanceof Error ? error.message : String(error)));
+}
+
+/** The answer to a tool call whose arguments were not a JSON object: what was wrong, and what to do. */
+function invalidArguments(text: string): ToolOutcome {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return { text: `the arguments were not valid JSON: ${error instanceof Error ? error.message : String(error)}; send the call again with valid JSON`, isError: true };
+  }
+  return { text: 'the arguments were not a JSON object; send the call again with an object of the arguments', isError: true };
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,5 +42,67 @@ describe('the chat tools', () => {
     expect(asked).toEqual(['Run `echo hi`?']);
     expect(await runChatTool('run_command', { command: 'echo hi; pwd' }, context({ allowCommands: true, confirm: () => Promise.resolve(true) }))).toEqual({ text: `hi\n${work}\n`, isError: false });
     expect(await runChatTool('run_command', { command: 'exit 3' }, context({ allowCommands: true, confirm: () => Promise.resolve(true) }))).toMatchObject({ isError: true, text: expect.stringMatching(/^exit 3/) });
+  });
+
+  describe('are bounded', () => {
+    // A working directory of its own, so that the listings above stay as they are.
+    const other = join(root, 'other');
+    mkdirSync(other);
+    const bound = (overrides: Partial<ToolContext> = {}) => context({ cwd: other, ...overrides });
+
+    it('search_text matches in linear time: a catastrophic pattern answers at once', async () => {
+      // A backtracking engine takes seconds on 25 a's and doubles with each one more.
+      writeFileSync(join(other, 'redos.txt'), `${'a'.repeat(25)}b\n`);
+      const started = performance.now();
+      expect(await runChatTool('search_text', { pattern: '^(a+)+$' }, bound())).toEqual({ text: '(no matches)', isError: false });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(await runChatTool('search_text', { pattern: 'a+b$' }, bound())).toEqual({ text: `redos.txt:1: ${'a'.repeat(25)}b`, isError: false });
+      expect(await runChatTool('search_text', { pattern: '(?=a)' }, bound())).toMatchObject({ isError: true, text: expect.stringMatching(/^the pattern is not a valid RE2 regular expression/) });
+      rmSync(join(other, 'redos.txt'));
+    });
+
+    it('read_file refuses a named pipe and a device at once, instead of blocking or reading forever', async () => {
+      const fifo = join(other, 'pipe');
+      execFileSync('mkfifo', [fifo]);
+      try {
+        const timeout = new Promise((resolve) => {
+          setTimeout(() => {
+            resolve('still reading after 2 s');
+          }, 2_000);
+        });
+        expect(await Promise.race([runChatTool('read_file', { path: 'pipe' }, bound()), timeout])).toEqual({ text: 'pipe is a named pipe; only regular files are read', isError: true });
+      } finally {
+        // Lets a read that blocked on the pipe end: a writer opens it and closes it.
+        try {
+          closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+        } catch {
+          // No reader: nothing blocked.
+        }
+        rmSync(fifo);
+      }
+      expect(await runChatTool('read_file', { path: 'zero' }, bound({ cwd: '/dev' }))).toEqual({ text: 'zero is a character device; only regular files are read', isError: true });
+    });
+
+    it('read_file and search_text refuse a file over the cap, naming its size and the cap', async () => {
+      writeFileSync(join(other, 'big.log'), `needle\n${'x'.repeat(2_000_000)}`);
+      writeFileSync(join(other, 'small.txt'), 'needle\n');
+      try {
+        expect(await runChatTool('read_file', { path: 'big.log' }, bound())).toEqual({ text: expect.stringMatching(/^big\.log is 2,000,007 bytes, over the 2,000,000-byte cap; read a smaller file/), isError: true });
+        expect(await runChatTool('search_text', { pattern: 'needle' }, bound())).toEqual({
+          text: 'small.txt:1: needle\n(skipped big.log is 2,000,007 bytes, over the 2,000,000-byte cap; read a smaller file, or search it with search_text on a smaller one)',
+          isError: false,
+        });
+      } finally {
+        rmSync(join(other, 'big.log'));
+        rmSync(join(other, 'small.txt'));
+      }
+    });
+
+    it('read_file answers a file with NUL bytes as binary, with its size; run_command shows NUL bytes as \\x00', async () => {
+      writeFileSync(join(other, 'image.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x01]));
+      expect(await runChatTool('read_file', { path: 'image.bin' }, bound())).toEqual({ text: 'image.bin is a binary file (it holds NUL bytes), 7 bytes; read_file shows text files only', isError: true });
+      expect(await runChatTool('run_command', { command: 'printf \'a\\000b\'' }, bound({ allowCommands: true, confirm: () => Promise.resolve(true) }))).toEqual({ text: 'a\\x00b', isError: false });
+      rmSync(join(other, 'image.bin'));
+    });
   });
 });

@@ -5,6 +5,7 @@ import { toJson } from '../../message/to-json.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
 import { renderContextRule } from '../render/context-rule.js';
 import { formatNumber } from '../render/format-number.js';
+import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 
 /** How the scrollback is drawn: its width, and colors (only on a terminal, never with NO_COLOR). */
 export interface ScrollbackStyle {
@@ -20,21 +21,34 @@ function clipLine(text: string, width: number): string {
   return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
 }
 
-/** The lines one message shows in the scrollback. */
+/** Lines of a text as an editor counts them: a final newline ends the last line, it starts none. */
+function countLines(text: string): number {
+  if (text === '') return 0;
+  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
+/**
+ * The lines one message shows in the scrollback. What the model or a tool wrote has its control
+ * characters shown, not sent: a tool output could otherwise retitle or clear the terminal.
+ */
 export function messageLines(message: ModelMessage, style: ScrollbackStyle): string[] {
   if (message.role === 'system') return [];
   const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+  const shown = neutralizeControlCharacters;
   return parts.flatMap((part): string[] => {
     if (part.type === 'text') {
-      if (message.role === 'user') return [bold(style, `› ${part.text}`)];
-      return part.text.split('\n').map((line) => `  ${line}`);
+      if (message.role === 'user') return [bold(style, `› ${shown(part.text)}`)];
+      return shown(part.text).split('\n').map((line) => `  ${line}`);
     }
-    if (part.type === 'tool-call') return [dim(style, `  ⚙ ${part.toolName}(${clipLine(toJson(part.input), style.width - part.toolName.length - 8)})`)];
+    if (part.type === 'tool-call') {
+      const input = typeof part.input === 'string' ? part.input : toJson(part.input);
+      return [dim(style, `  ⚙ ${shown(part.toolName)}(${shown(clipLine(input, style.width - part.toolName.length - 8))})`)];
+    }
     if (part.type === 'tool-result') {
       const text = toolOutputText(part.output);
-      const lines = text === '' ? 0 : text.split('\n').length;
+      const lines = countLines(text);
       const failed = part.output.type === 'error-text' || part.output.type === 'error-json';
-      return [dim(style, `    → ${part.toolName}: ${failed ? `failed: ${clipLine(text, style.width - 24)}` : `${formatNumber(lines)} line${lines === 1 ? '' : 's'}`}`)];
+      return [dim(style, `    → ${shown(part.toolName)}: ${failed ? `failed: ${shown(clipLine(text, style.width - 24))}` : `${formatNumber(lines)} line${lines === 1 ? '' : 's'}`}`)];
     }
     return [];
   });

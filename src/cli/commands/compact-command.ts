@@ -1,6 +1,7 @@
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import type { Summarizer } from '../../condense/summarizer.js';
 import { openConversation } from '../../conversation/conversation.js';
+import { redactSecrets } from '../../errors/redact-secrets.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-config.js';
 import type { CliIo } from '../cli-io.js';
@@ -9,6 +10,7 @@ import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { providerSdk } from '../provider-sdk.js';
 import { formatNumber } from '../render/format-number.js';
+import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Flags of `compact`. */
@@ -50,9 +52,13 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     const { provider, model, settings } = await agentTarget(io, store, agentId, flags);
     const counter = await loadCliCounter(io, provider, model);
     const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer, thresholdPercent } });
-    const result = await conversation.compact({ dryRun: flags.dryRun === true });
+    const compacted = await conversation.compact({ dryRun: flags.dryRun === true });
+    // The detail is a provider's error text, which may echo the key it was sent.
+    const result = { ...compacted, fallbackDetail: compacted.fallbackDetail === null ? null : redactSecrets(compacted.fallbackDetail) };
     // Saved for `history`, which then starts without the database.
     if (flags.dryRun !== true) await saveHistoryOutlineAfterWrite(store, agentId);
+    // On the terminal with --json too: a failed summary is never silent.
+    if (result.fallback) io.stderr.write(`warning: the summary failed (${result.fallback}: ${neutralizeControlCharacters(result.fallbackDetail ?? 'no detail')}); nothing was condensed and the history is unchanged.\n`);
     const outcome = result.fallback
       ? `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`
       : result.coveredExchanges === 0

@@ -159,4 +159,60 @@ describe('the store commands', () => {
     await expect(runCli(['import', '-', ...flags], { stdin: broken })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
     expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toEqual([]);
   });
+
+  it('history, window and compact show the control characters of stored titles, tool names and summaries, never send them; --json keeps them', async () => {
+    const flags = store('controls');
+    const title = 'tidy \u001b]0;pwned\u0007 up \u001b[2J';
+    const conversation = [
+      { role: 'user', content: title },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read\u001b[2Jfile', input: { path: 'a.ts' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read\u001b[2Jfile', output: { type: 'text', value: 'export const line = 1;\n'.repeat(300) } }] },
+      { role: 'assistant', content: 'done \u009b2J' },
+      { role: 'user', content: 'next' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify(conversation) })).stdout) as { agentId: string };
+    // eslint-disable-next-line no-control-regex -- the point: no control character but the newline
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+    const outputs = {
+      history: (await runCli(['history', agentId, ...flags])).stdout,
+      window: (await runCli(['window', '--agent', agentId, ...flags])).stdout,
+      compact: (await runCli(['compact', agentId, '--dry-run', ...flags])).stdout,
+    };
+    for (const [command, output] of Object.entries(outputs)) expect({ command, raw: raw.exec(output)?.[0] }).toEqual({ command, raw: undefined });
+    expect(outputs.history).toContain('"tidy \\x1b]0;pwned\\x07 up \\x1b[2J"');
+    expect(outputs.history).toContain('read\\x1b[2Jfile');
+    expect(outputs.window).toContain('"tidy \\x1b]0;pwned\\x07 up \\x1b[2J"');
+    expect(outputs.compact).toContain('tidy \\x1b]0;pwned\\x07 up \\x1b[2J');
+    const json = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { exchanges: { title: string }[] };
+    expect(json.exchanges[0]?.title).toBe(title);
+  }, 120_000);
+
+  it('a failed LLM summary warns on stderr, and its detail has the key the server echoed taken out', async () => {
+    const flags = store('compact-secret');
+    const key = 'sk-proj-Q7vX2mN9bL4kR8tY';
+    const conversation = [
+      { role: 'user', content: 'read the config' },
+      { role: 'assistant', content: 'export const line = 1;\n'.repeat(300) },
+      { role: 'user', content: 'next' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify(conversation) })).stdout) as { agentId: string };
+    const server = await startLoopbackServer(({ path }) => ({
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${key}; request ${path}?key=AIzaSyD4-secretGoogleKey0123456789 sent with Bearer ${key}`, type: 'invalid_request_error' } },
+    }));
+    try {
+      const args = ['compact', agentId, '--summarizer', 'llm', '--summarizer-model', 'local-model', '--base-url', `${server.url}/v1`, '--dry-run', ...flags];
+      const json = await runCli([...args, '--json'], { env: { OPENAI_API_KEY: key } });
+      const result = JSON.parse(json.stdout) as { fallback: string; fallbackDetail: string };
+      expect(result).toMatchObject({ fallback: 'error', fallbackDetail: expect.stringContaining('Incorrect API key provided: sk-proj-[redacted]') });
+      expect(json.stderr).toMatch(/^warning: the summary failed \(error: 401 Incorrect API key provided: sk-proj-\[redacted\]; request \/v1\/chat\/completions\?key=\[redacted\] sent with Bearer \[redacted\]\); nothing was condensed and the history is unchanged\.\n$/);
+      const human = await runCli(args, { env: { OPENAI_API_KEY: key } });
+      expect(human.stdout).toContain('No summary (error: 401 Incorrect API key provided: sk-proj-[redacted];');
+      for (const output of [json.stdout, json.stderr, human.stdout, human.stderr]) expect(output).not.toMatch(/Q7vX2mN9bL4kR8tY|secretGoogleKey/);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });

@@ -20,6 +20,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
+import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
 import { toWindowJson } from '../render/window-json.js';
 
@@ -37,8 +38,9 @@ export interface TargetFlags {
   readonly policy?: unknown;
 }
 
+/** Prints `data` as JSON with `--json`, else `text` with its control characters shown, not sent. */
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
-  io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+  io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${neutralizeControlCharacters(text)}\n`);
 
 /** `agents`: every agent with its message count, tokens and last activity. */
 export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Promise<void> {

@@ -5,6 +5,7 @@ import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
 import { clipText } from './format-exchange.js';
 import { formatNumber } from './format-number.js';
+import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 
 /** The summary in force, as `history` shows it (and `history --json` prints it). */
 export interface SummaryView {
@@ -60,5 +61,6 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${inside.length} exchanges in, ${outside.length} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
   if (plan.overBudget) lines.push(`Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept.`);
-  return `${lines.join('\n')}\n`;
+  // Titles, tool names and the summary are stored text: none may reach the terminal as a command.
+  return `${neutralizeControlCharacters(lines.join('\n'))}\n`;
 }

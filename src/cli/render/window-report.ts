@@ -4,6 +4,7 @@ import { renderContextRule } from './context-rule.js';
 import { describeExchange } from '../../exchange/describe-exchange.js';
 import { clipText, formatToolUse } from './format-exchange.js';
 import { formatNumber } from './format-number.js';
+import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 
 const TITLE_WIDTH = 44;
 const TOOLS_WIDTH = 46;
@@ -91,5 +92,6 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
       `Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept, since the window is never empty.`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  // Titles and tool names come from the conversation: none may reach the terminal as a command.
+  return `${neutralizeControlCharacters(lines.join('\n'))}\n`;
 }

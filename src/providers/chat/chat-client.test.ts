@@ -49,3 +49,14 @@ describe.each(['openai', 'anthropic', 'google'] as const)('the %s streaming chat
     expect(content.find((part) => part.type === 'tool-call')).toMatchObject({ type: 'tool-call', toolName: 'read_file', input: { path: 'notes.txt' } });
   });
 });
+
+describe('arguments that are not JSON', () => {
+  it.each(['openai', 'anthropic'] as const)('%s: the tool call keeps them as its string input, instead of failing the reply', async (provider) => {
+    const stream = recorded(toolStreams[provider]);
+    // The closing brace of the arguments lost: `{"path": "notes.txt"`.
+    answer = { status: 200, sse: 'sse' in stream ? stream.sse.replace('tes.txt\\"}', 'tes.txt\\"') : '' };
+    const reply = await clients[provider].stream(requests[provider], () => undefined);
+    const content = reply.message.content as { type: string }[];
+    expect(content.find((part) => part.type === 'tool-call')).toMatchObject({ type: 'tool-call', toolName: 'read_file', input: '{"path": "notes.txt"' });
+  });
+});

@@ -25,6 +25,33 @@ function assistantOf(messages: ModelMessage[]): ModelMessage {
   return message ?? { role: 'assistant', content: '' };
 }
 
+/** True when `text` parses as JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The message with the tool calls at the given positions given back their arguments text as it
+ * came, as a string `input` (and, for the OpenAI wire format, as the text sent back): a model does
+ * emit arguments that are not JSON, and the chat answers them instead of failing the turn.
+ */
+function withArgumentsText(message: ModelMessage, texts: ReadonlyMap<number, string>): ModelMessage {
+  if (texts.size === 0 || message.role !== 'assistant' || typeof message.content === 'string') return message;
+  let position = -1;
+  const content = message.content.map((part) => {
+    if (part.type !== 'tool-call') return part;
+    const text = texts.get(++position);
+    if (text === undefined) return part;
+    return { ...part, input: text, providerOptions: { ...part.providerOptions, openai: { ...part.providerOptions?.openai, arguments: text } } };
+  });
+  return { ...message, content };
+}
+
 /** Chat Completions with `stream: true` (OpenAI, and any OpenAI-compatible server by base URL). */
 export function openAiChatClient(client: Pick<OpenAI, 'chat'>): ChatClient {
   return {
@@ -51,9 +78,16 @@ export function openAiChatClient(client: Pick<OpenAI, 'chat'>): ChatClient {
           if (call.function?.arguments) entry.arguments += call.function.arguments;
         }
       }
-      const toolCalls = calls.filter(Boolean).map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments || '{}' } }));
+      const brokenArguments = new Map<number, string>();
+      const toolCalls = calls.filter(Boolean).map((call, index) => {
+        const argumentsText = call.arguments || '{}';
+        // Converted as `{}` and given back its text after: the converter refuses text that is not JSON.
+        if (!isJson(argumentsText)) brokenArguments.set(index, argumentsText);
+        return { id: call.id, type: 'function' as const, function: { name: call.name, arguments: brokenArguments.has(index) ? '{}' : argumentsText } };
+      });
       const assistant = { role: 'assistant', content: text === '' ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
-      return { message: assistantOf(convertFromOpenAiChat({ messages: [assistant] }).messages as ModelMessage[]), usage, stopReason };
+      const message = assistantOf(convertFromOpenAiChat({ messages: [assistant] }).messages as ModelMessage[]);
+      return { message: withArgumentsText(message, brokenArguments), usage, stopReason };
     },
   };
 }
@@ -89,7 +123,8 @@ export function anthropicClient(client: Pick<Anthropic, 'messages'>): ChatClient
           case 'content_block_stop': {
             const block = blocks[event.index];
             const partial = json[event.index];
-            if (block?.type === 'tool_use' && partial) block.input = JSON.parse(partial) as unknown;
+            // Input that is not JSON is kept as its text, for the chat to answer.
+            if (block?.type === 'tool_use' && partial) block.input = isJson(partial) ? (JSON.parse(partial) as unknown) : partial;
             break;
           }
           case 'message_delta':
