@@ -10,7 +10,7 @@ export function isClaudeCodeRecord(record: Readonly<Record<string, unknown>>): b
 
 interface AnthropicEntry {
   role: 'user' | 'assistant';
-  content: unknown;
+  content: string | unknown[];
 }
 
 /** True for a user line that carries tool results: the answer to calls, not a prompt. */
@@ -152,11 +152,12 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
       // One reply, one line per content block: join the blocks back into one message, also
       // when the result of an earlier call of the same reply was written between them.
       if (id !== undefined && id === lastAssistantId && reply && Array.isArray(reply.content) && Array.isArray(content)) {
-        reply.content = [...reply.content, ...content];
+        reply.content.push(...content);
         continue;
       }
       lastAssistantId = id;
-      reply = { role: 'assistant', content };
+      // A copy: later blocks of the reply are added to it, never to the parsed line.
+      reply = { role: 'assistant', content: Array.isArray(content) ? [...content] : content };
       current.entries.push({ line, entry: reply });
     } else {
       if (!carriesToolResults(record)) lastAssistantId = undefined;
