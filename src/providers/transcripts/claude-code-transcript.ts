@@ -164,7 +164,7 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
       current.entries.push({ line, entry: { role: 'user', content } });
     }
   }
-  const { converted, broken } = convertSegments(segments, (messages) => convertFromAnthropic({ messages }), strict);
+  const { converted, broken } = convertSegments(segments, (messages, options) => convertFromAnthropic({ messages }, options), strict);
   const messages = converted.flatMap((request, index) => [...(events[index] ?? []), ...request.messages]);
   return {
     format: 'claude-code',
