@@ -85,11 +85,10 @@ describe('window, count and import on the files people have', () => {
     expect(JSON.parse((await runCli(['window', 'body.json', '--json'], { files })).stdout)).toMatchObject({ format: 'openai-chat' });
     const json = JSON.parse((await runCli(['import', 'body.json', '--json', '--data-dir', join(directory, 'bom-json')], { files })).stdout) as { messages: number };
     expect(json.messages).toBe(8);
-    // The first line is the session's title: read, not reported broken.
+    // The first line is the session's title: read (a mark and seven messages), not reported broken.
     const lines = JSON.parse((await runCli(['import', 'session.jsonl', '--json', '--data-dir', join(directory, 'bom-lines')], { files })).stdout) as { brokenLines: unknown[]; messages: number };
-    expect(lines).toMatchObject({ brokenLines: [], messages: 9 });
-    const viaStdin = await runCli(['import', '-', '--json', '--data-dir', join(directory, 'bom-stdin')], { stdin: files['session.jsonl'] });
-    expect(JSON.parse(viaStdin.stdout)).toMatchObject({ format: 'claude-code', brokenLines: [] });
+    expect(lines).toMatchObject({ brokenLines: [], messages: 8 });
+    expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: files['session.jsonl'] })).stdout)).toMatchObject({ format: 'anthropic' });
   });
 
   it('window and count read a Claude Code session and a Codex rollout as import does, and report broken lines', async () => {

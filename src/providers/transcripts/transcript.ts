@@ -37,8 +37,10 @@ export function parseJsonLines(lines: Iterable<string>): { records: TranscriptLi
   const records: TranscriptLine[] = [];
   const broken: BrokenLine[] = [];
   let line = 0;
-  for (const text of lines) {
+  for (const each of lines) {
     line++;
+    // A byte order mark before the first line is the file's encoding, not part of the JSON.
+    const text = line === 1 && each.startsWith('\uFEFF') ? each.slice(1) : each;
     if (text.trim() === '') continue;
     try {
       const record = JSON.parse(text) as unknown;
