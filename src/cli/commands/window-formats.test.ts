@@ -72,7 +72,7 @@ describe('window, count and import on the files people have', () => {
     expect(window.format).toBe('openai-chat');
     expect(window.messages).toHaveLength(8);
     expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: chatArray })).stdout)).toMatchObject({ format: 'openai-chat', provider: 'openai' });
-    const imported = await runCli(['import', '-', '--json', '--data-dir', join(directory, 'chat')], { stdin: chatArray });
+    const imported = await runCli(['import', '-', '--json', '--data-dir', join(directory, 'store')], { stdin: chatArray });
     expect(JSON.parse(imported.stdout)).toMatchObject({ format: 'openai-chat', detected: true, messages: 8 });
     const plain = JSON.stringify([{ role: 'user', content: 'hello world' }]);
     expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: plain })).stdout)).toMatchObject({ format: 'neutral', tokens: 9 });
@@ -83,10 +83,10 @@ describe('window, count and import on the files people have', () => {
     const files = { 'body.json': bom + fixture('openai-chat/parallel-tool-calls.json'), 'session.jsonl': bom + transcript('claude-code-1.0-linear-session.jsonl') };
     expect(JSON.parse((await runCli(['count', 'body.json', '--json'], { files })).stdout)).toMatchObject({ format: 'openai-chat' });
     expect(JSON.parse((await runCli(['window', 'body.json', '--json'], { files })).stdout)).toMatchObject({ format: 'openai-chat' });
-    const json = JSON.parse((await runCli(['import', 'body.json', '--json', '--data-dir', join(directory, 'bom-json')], { files })).stdout) as { messages: number };
+    const json = JSON.parse((await runCli(['import', 'body.json', '--json', '--data-dir', join(directory, 'store')], { files })).stdout) as { messages: number };
     expect(json.messages).toBe(8);
     // The first line is the session's title: read (a mark and seven messages), not reported broken.
-    const lines = JSON.parse((await runCli(['import', 'session.jsonl', '--json', '--data-dir', join(directory, 'bom-lines')], { files })).stdout) as { brokenLines: unknown[]; messages: number };
+    const lines = JSON.parse((await runCli(['import', 'session.jsonl', '--json', '--data-dir', join(directory, 'store')], { files })).stdout) as { brokenLines: unknown[]; messages: number };
     expect(lines).toMatchObject({ brokenLines: [], messages: 8 });
     expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: files['session.jsonl'] })).stdout)).toMatchObject({ format: 'anthropic' });
   });
