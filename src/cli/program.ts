@@ -63,7 +63,7 @@ export function createProgram(io: CliIo): Command {
     .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', `provider the request is for (default: from the body's format, else ${DEFAULT_PROVIDER})`)
     .option('--model <name>', `model the request is for (default: the body's model, else ${DEFAULT_MODEL})`)
-    .option('--format <format>', `input format: auto (default), ${wireFormats.join(', ')}`)
+    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex'].join(', ')}`)
     .option('--repair', 'repair tool-call pairing (drop orphaned results, answer unanswered calls) and report each change')
     .option('--json', 'print the plan as JSON, with the messages and the request body to send')
     .option('--body', 'print only the windowed request body, in the input format, ready to send')
@@ -117,7 +117,7 @@ export function createProgram(io: CliIo): Command {
     .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')
     .option('--provider <name>', `provider: openai (exact), anthropic or google (estimates), other (bytes/4); default: from the body, else ${DEFAULT_PROVIDER}`)
     .option('--model <name>', `model the request is for (default: the body's model, else ${DEFAULT_MODEL})`)
-    .option('--format <format>', `input format: auto (default), ${wireFormats.join(', ')}`)
+    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex'].join(', ')}`)
     .option('--json', 'print the counts as JSON')
     .addHelpText(
       'after',

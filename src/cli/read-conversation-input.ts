@@ -1,5 +1,7 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ToolDefinition } from '../message/message.js';
+import { readTranscript, TRANSCRIPT_FORMATS } from '../providers/transcripts/read-transcript.js';
+import { parseJsonLines, type TranscriptFormat } from '../providers/transcripts/transcript.js';
 import { convertFrom, detectFormat, type WireFormat, wireFormats } from '../providers/wire-format.js';
 import type { CliIo } from './cli-io.js';
 
@@ -13,13 +15,39 @@ export interface ConversationInput {
   readonly messages: Message[];
   /** The body's other fields, restored when the body is rebuilt. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** The agent transcript the conversation was read from, when it was one (`format` is then its wire format). */
+  readonly transcript?: TranscriptFormat | undefined;
+}
+
+/** The byte order mark some editors put at the start of a UTF-8 file; JSON does not allow it. */
+const BYTE_ORDER_MARK = '\uFEFF';
+
+/** The text without a leading byte order mark. */
+export function withoutByteOrderMark(text: string): string {
+  return text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
+}
+
+/**
+ * True for JSON lines: two or more lines, the first a whole JSON object. One JSON document spread
+ * over lines never starts with a complete one, so the whole text is not parsed twice to tell.
+ */
+export function isJsonLines(text: string): boolean {
+  const start = text.trimStart();
+  const end = start.indexOf('\n');
+  if (end === -1 || start.slice(end).trim() === '') return false;
+  try {
+    const first: unknown = JSON.parse(start.slice(0, end));
+    return typeof first === 'object' && first !== null && !Array.isArray(first);
+  } catch {
+    return false;
+  }
 }
 
 /** Reads the text of a file, or of stdin for `-` or no path. */
 export async function readInputText(io: CliIo, path: string | undefined): Promise<string> {
   const name = path === undefined || path === '-' ? 'stdin' : path;
   try {
-    return name === 'stdin' ? await io.readStdin() : await io.readText(name);
+    return withoutByteOrderMark(name === 'stdin' ? await io.readStdin() : await io.readText(name));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('INVALID_INPUT', `Cannot read ${name}: ${reason}.`, { cause: error });
@@ -30,7 +58,7 @@ export async function readInputText(io: CliIo, path: string | undefined): Promis
 export function parseFormatOption(value: string | undefined): WireFormat | 'auto' {
   if (value === undefined || value === 'auto') return 'auto';
   const format = wireFormats.find((candidate) => candidate === value);
-  if (!format) throw new SlidingContextError('INVALID_INPUT', `--format must be auto or one of ${wireFormats.join(', ')}; got "${value}".`);
+  if (!format) throw new SlidingContextError('INVALID_INPUT', `--format must be auto or one of ${[...wireFormats, ...TRANSCRIPT_FORMATS].join(', ')}; got "${value}".`);
   return format;
 }
 
@@ -49,6 +77,42 @@ export function parseConversationInput(text: string, sourceName: string, format:
   }
   const chosen = format === 'auto' ? detectFormat(json) : format;
   return { format: chosen, detected: format === 'auto', ...convertFrom(chosen, json) };
+}
+
+/** The wire format an agent transcript's messages are in, for counting and for the body rebuilt. */
+const transcriptWireFormat: Readonly<Record<TranscriptFormat, WireFormat>> = { 'claude-code': 'anthropic', 'codex': 'openai-responses' };
+
+/**
+ * Reads what `window` and `count` are given: a provider body or message array, or an agent
+ * transcript (Claude Code session, Codex rollout: JSON lines) taken apart as `import` does, its
+ * broken lines reported on stderr by number and the rest read. `--format` names either kind.
+ * @throws SlidingContextError `INVALID_INPUT` when the input is neither, saying what it is.
+ */
+export async function readConversationInput(io: CliIo, file: string | undefined, formatOption: string | undefined): Promise<ConversationInput> {
+  const transcriptFormat = TRANSCRIPT_FORMATS.find((format) => format === formatOption);
+  const format = transcriptFormat ? 'auto' : parseFormatOption(formatOption);
+  const text = await readInputText(io, file);
+  const source = file === undefined || file === '-' ? 'stdin' : file;
+  if (!transcriptFormat && !isJsonLines(text)) return parseConversationInput(text, source, format);
+  if (format !== 'auto') {
+    throw new SlidingContextError('INVALID_INPUT', `${source} is JSON lines, not one ${format} body; leave --format out to read it as a Claude Code session or a Codex rollout.`);
+  }
+  const transcript = readTranscript(parseJsonLines(text.split(/\r?\n/)), { format: transcriptFormat, source });
+  for (const broken of transcript.brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
+  return {
+    format: transcriptWireFormat[transcript.format],
+    detected: transcript.detected,
+    system: transcript.system,
+    tools: transcript.tools,
+    messages: transcript.messages,
+    options: transcript.options,
+    transcript: transcript.format,
+  };
+}
+
+/** How a command names its input: `anthropic (detected)`, `claude-code transcript (detected)`. */
+export function describeInput(input: ConversationInput): string {
+  return `${input.transcript === undefined ? input.format : `${input.transcript} transcript`}${input.detected ? ' (detected)' : ''}`;
 }
 
 const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {

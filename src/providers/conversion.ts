@@ -12,6 +12,30 @@ export interface ConvertedRequest {
   readonly options: Readonly<Record<string, unknown>>;
 }
 
+/** How a conversion treats a message (or item) it cannot read. */
+export interface ConversionOptions {
+  /**
+   * Called for each message left out, with its index in the body and why; without it the first
+   * such error is thrown. The body's schema is still checked whole first.
+   */
+  readonly onRefused?: ((index: number, error: SlidingContextError) => void) | undefined;
+}
+
+/**
+ * Runs `convert` on each entry in order. An entry that throws a `SlidingContextError` is
+ * reported to `onRefused` and left out, when there is one; else the error is thrown.
+ */
+export function convertEach<Entry>(entries: readonly Entry[], convert: (entry: Entry, index: number) => void, options: ConversionOptions): void {
+  entries.forEach((entry, index) => {
+    try {
+      convert(entry, index);
+    } catch (error) {
+      if (!options.onRefused || !(error instanceof SlidingContextError)) throw error;
+      options.onRefused(index, error);
+    }
+  });
+}
+
 /** The error for a body that does not fit its format, naming the offending field. */
 export function conversionError(path: string, problem: string, code: 'INVALID_MESSAGE' | 'INVALID_INPUT' | 'ORPHANED_TOOL_RESULT' = 'INVALID_MESSAGE') {
   return new SlidingContextError(code, `${path}: ${problem}.`);

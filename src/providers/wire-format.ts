@@ -57,9 +57,23 @@ const builders: Record<WireFormat, (input: BuildInput) => unknown> = {
   'ai-sdk': buildAiSdkRequest,
 };
 
-/** Takes a body in `format` apart into the neutral model. */
+/** The field of a body that holds its conversation, where a bare array is taken to be it. */
+const conversationField: Readonly<Record<WireFormat, string | undefined>> = {
+  'neutral': undefined,
+  'openai-chat': 'messages',
+  'openai-responses': 'input',
+  'anthropic': 'messages',
+  'google': 'contents',
+  'ai-sdk': undefined,
+};
+
+/**
+ * Takes a body in `format` apart into the neutral model. A bare array is the body's message list
+ * (`messages`, `input` or `contents`): people save the conversation without the request around it.
+ */
 export function convertFrom(format: WireFormat, body: unknown): ConvertedRequest {
-  return converters[format](body);
+  const field = conversationField[format];
+  return converters[format](Array.isArray(body) && field !== undefined ? { [field]: body } : body);
 }
 
 /** Builds a body in `format` from neutral content, restoring the options it came with. */

@@ -1,7 +1,7 @@
 import { applyEvents } from '../../message/apply-events.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
-import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { describeInput, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
 
 /** Flags of `sliding-context count`. */
@@ -14,8 +14,7 @@ export interface CountCommandOptions {
 
 /** `sliding-context count [file|-]`: counts the request segment by segment. */
 export async function runCountCommand(file: string | undefined, options: CountCommandOptions, io: CliIo): Promise<void> {
-  const text = await readInputText(io, file);
-  const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file, parseFormatOption(options.format));
+  const input = await readConversationInput(io, file, options.format);
   const messages = applyEvents(input.messages);
   const target = resolveTarget(input, options);
   const counter = await loadCliCounter(io, target.provider, target.model);
@@ -28,7 +27,7 @@ export async function runCountCommand(file: string | undefined, options: CountCo
     return;
   }
   const width = Math.max(6, formatNumber(total.tokens).length);
-  const lines = [`sliding-context count · ${input.format}${input.detected ? ' (detected)' : ''} input · ${target.provider}/${target.model}`, ''];
+  const lines = [`sliding-context count · ${describeInput(input)} input · ${target.provider}/${target.model}`, ''];
   lines.push(`${'preamble'.padEnd(22)}${formatNumber(preamble.tokens).padStart(width)}  (framing, system prompt, tools)`);
   for (const segment of messageSegments) {
     const label = `messages[${String(segment.index)}] ${segment.role}`;

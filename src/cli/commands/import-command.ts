@@ -8,7 +8,7 @@ import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
-import { type ConversationInput, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { type ConversationInput, isJsonLines, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -31,22 +31,6 @@ function importTarget(input: ImportInput, flags: TargetFlags) {
   if (!('brokenLines' in input)) return resolveTarget(input, flags);
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   return { provider: flags.provider ?? (input.format === 'claude-code' ? 'anthropic' : 'openai'), model: flags.model ?? model ?? 'gpt-4o' };
-}
-
-/**
- * True for JSON lines: two or more lines, the first a whole JSON object. One JSON document spread
- * over lines never starts with a complete one, so the whole text is not parsed twice to tell.
- */
-function isJsonLines(text: string): boolean {
-  const start = text.trimStart();
-  const end = start.indexOf('\n');
-  if (end === -1 || start.slice(end).trim() === '') return false;
-  try {
-    const first: unknown = JSON.parse(start.slice(0, end));
-    return typeof first === 'object' && first !== null && !Array.isArray(first);
-  } catch {
-    return false;
-  }
 }
 
 /** Reads a JSONL transcript line by line (a large file is streamed, with a progress bar). */

@@ -9,7 +9,12 @@ afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 const fixture = (name: string) => readFileSync(new URL(`../../providers/transcripts/__fixtures__/${name}`, import.meta.url), 'utf8');
-const files = { 'session.jsonl': fixture('claude-code-session.jsonl'), 'rollout.jsonl': fixture('codex-rollout.jsonl') };
+const files = {
+  'session.jsonl': fixture('claude-code-session.jsonl'),
+  'rollout.jsonl': fixture('codex-rollout.jsonl'),
+  'parallel.jsonl': fixture('claude-code-2.1-parallel-session.jsonl'),
+  'linear.jsonl': fixture('claude-code-1.0-linear-session.jsonl'),
+};
 const store = (name: string) => ['--data-dir', join(directory, name)];
 
 interface ImportJson {
@@ -54,6 +59,37 @@ describe('import of agent transcripts', () => {
       expect.stringContaining('This session is being continued'),
       'Thanks. Now run the linter.',
     ]);
+  });
+
+  it('reads a Claude Code 2.1 session whose parallel results point at their own call: one thread, every real result kept, only the edited prompt left out', async () => {
+    const flags = store('parallel');
+    const { result } = await importFile('parallel.jsonl', flags);
+    expect(result.brokenLines).toEqual([]);
+    // The prompt sent and then edited (and the reply it got) is the one branch; progress and snapshots are not conversation.
+    expect(result.skipped).toEqual({ 'abandoned branch': 2, 'progress': 1, 'system notice': 1, 'other record': 1 });
+    const window = await windowOf(result.agentId, flags);
+    expect(window).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
+    const text = JSON.stringify(window.messages);
+    expect(text).not.toContain('aborted');
+    const results = [...text.matchAll(/"type":"tool-result","toolCallId":"(\w+)"/g)].map((match) => match[1]);
+    expect(results).toEqual(['toolu_01Kf3Read', 'toolu_01Kf4Grep', 'toolu_01Kf5Bash', 'toolu_01Lm6Edit', 'toolu_01Lm7Edit', 'toolu_01Mn8Bash', 'toolu_01No9Edit']);
+    expect(text).toContain('4\\t  total: number;');
+    expect(text).toContain('Tests  14 passed (14)');
+    expect(text).not.toContain('API docs');
+    expect(text).toContain('field table');
+    // The three blocks of the first reply (reasoning, text, three calls) are one assistant message.
+    const first = window.messages.findIndex((message) => message.role === 'assistant');
+    expect(JSON.stringify(window.messages[first]).match(/tool-call/g)).toHaveLength(3);
+    expect(window.messages.slice(first + 1, first + 4).map((message) => message.role)).toEqual(['user', 'user', 'user']);
+  });
+
+  it('reads a Claude Code 1.0 session, one linear chain, the same way', async () => {
+    const flags = store('linear');
+    const { result } = await importFile('linear.jsonl', flags);
+    expect(result).toMatchObject({ format: 'claude-code', brokenLines: [], skipped: {} });
+    const window = await windowOf(result.agentId, flags);
+    expect(window.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user', 'assistant', 'user', 'assistant']);
+    expect(JSON.stringify(window.messages)).not.toContain('aborted');
   });
 
   it('reads a Codex rollout: Responses items, its own tool calls as function calls, the model from the turn context', async () => {

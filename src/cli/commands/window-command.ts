@@ -7,7 +7,7 @@ import { planWindow } from '../../window/plan-window.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { describeInput, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { toWindowJson } from '../render/window-json.js';
 import { renderWindowReport } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -29,9 +29,7 @@ export interface WindowCommandOptions {
 /** `sliding-context window [file|-]`: plans the window of a conversation and reports it. */
 export async function runWindowCommand(file: string | undefined, options: WindowCommandOptions, io: CliIo): Promise<void> {
   const policy = options.policy === undefined ? undefined : validateWindowPolicy(options.policy, '--policy');
-  const format = parseFormatOption(options.format);
-  const text = await readInputText(io, file);
-  const input = parseConversationInput(text, file === undefined || file === '-' ? 'stdin' : file, format);
+  const input = await readConversationInput(io, file, options.format);
   let messages = applyEvents(input.messages);
   if (options.repair) {
     const repaired = repairPairing(messages);
@@ -62,7 +60,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
     io.stdout.write(`${JSON.stringify(toWindowJson(plan, input.format, request), null, 2)}\n`);
     return;
   }
-  io.stdout.write(renderWindowReport(plan, messages, `${input.format}${input.detected ? ' (detected)' : ''}`));
+  io.stdout.write(renderWindowReport(plan, messages, describeInput(input)));
 }
 
 /** `window --agent <agent>`: the window from the store, with the same report as on a file. */

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../_test-cli.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../../providers/__fixtures__/${path}`, import.meta.url), 'utf8');
@@ -54,5 +56,55 @@ describe('window and count on provider bodies', () => {
     await expect(runCli(['window', '-'], { stdin: orphan })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
     const repaired = await runCli(['window', '-', '--repair', '--json'], { stdin: orphan });
     expect(repaired.stderr).toContain('dropped the orphaned tool result for "x"');
+  });
+});
+
+describe('window, count and import on the files people have', () => {
+  const transcript = (name: string) => readFileSync(new URL(`../../providers/transcripts/__fixtures__/${name}`, import.meta.url), 'utf8');
+  const directory = mkdtempSync(join(tmpdir(), 'sliding-context-inputs-'));
+  afterAll(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+  const chatArray = JSON.stringify((JSON.parse(fixture('openai-chat/parallel-tool-calls.json')) as { messages: unknown[] }).messages);
+
+  it('reads a bare array of OpenAI Chat messages as OpenAI Chat, and a bare array of plain messages as before', async () => {
+    const window = JSON.parse((await runCli(['window', '-', '--json', '--budget', '100000'], { stdin: chatArray })).stdout) as { format: string; messages: unknown[] };
+    expect(window.format).toBe('openai-chat');
+    expect(window.messages).toHaveLength(8);
+    expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: chatArray })).stdout)).toMatchObject({ format: 'openai-chat', provider: 'openai' });
+    const imported = await runCli(['import', '-', '--json', '--data-dir', join(directory, 'store')], { stdin: chatArray });
+    expect(JSON.parse(imported.stdout)).toMatchObject({ format: 'openai-chat', detected: true, messages: 8 });
+    const plain = JSON.stringify([{ role: 'user', content: 'hello world' }]);
+    expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: plain })).stdout)).toMatchObject({ format: 'neutral', tokens: 9 });
+  });
+
+  it('accepts JSON and JSON lines that start with a byte order mark', async () => {
+    const bom = '\uFEFF';
+    const files = { 'body.json': bom + fixture('openai-chat/parallel-tool-calls.json'), 'session.jsonl': bom + transcript('claude-code-1.0-linear-session.jsonl') };
+    expect(JSON.parse((await runCli(['count', 'body.json', '--json'], { files })).stdout)).toMatchObject({ format: 'openai-chat' });
+    expect(JSON.parse((await runCli(['window', 'body.json', '--json'], { files })).stdout)).toMatchObject({ format: 'openai-chat' });
+    const json = JSON.parse((await runCli(['import', 'body.json', '--json', '--data-dir', join(directory, 'store')], { files })).stdout) as { messages: number };
+    expect(json.messages).toBe(8);
+    // The first line is the session's title: read (a mark and seven messages), not reported broken.
+    const lines = JSON.parse((await runCli(['import', 'session.jsonl', '--json', '--data-dir', join(directory, 'store')], { files })).stdout) as { brokenLines: unknown[]; messages: number };
+    expect(lines).toMatchObject({ brokenLines: [], messages: 8 });
+    expect(JSON.parse((await runCli(['count', '-', '--json'], { stdin: files['session.jsonl'] })).stdout)).toMatchObject({ format: 'anthropic' });
+  });
+
+  it('window and count read a Claude Code session and a Codex rollout as import does, and report broken lines', async () => {
+    const files = { 'parallel.jsonl': transcript('claude-code-2.1-parallel-session.jsonl'), 'rollout.jsonl': transcript('codex-rollout.jsonl') };
+    const window = await runCli(['window', 'parallel.jsonl', '--json', '--budget', '100000'], { files });
+    const report = JSON.parse(window.stdout) as { format: string; provider: string; model: string; messages: unknown[] };
+    expect(report).toMatchObject({ format: 'anthropic', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
+    expect(report.messages).toHaveLength(15);
+    expect(JSON.stringify(report.messages)).not.toContain('aborted');
+    const text = await runCli(['window', 'parallel.jsonl', '--budget', '100000'], { files });
+    expect(text.stdout).toMatch(/claude-code transcript \(detected\)/);
+    const counted = await runCli(['count', 'rollout.jsonl', '--json'], { files });
+    expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'openai-responses', provider: 'openai', model: 'gpt-5-codex' });
+    expect(counted.stderr).toMatch(/^line 12: skipped, not valid JSON/m);
+    expect(counted.stderr).toMatch(/^line 17: skipped, .*call_Lost/m);
+    const viaStdin = await runCli(['count', '-', '--json'], { stdin: transcript('codex-rollout.jsonl') });
+    expect(JSON.parse(viaStdin.stdout)).toMatchObject({ format: 'openai-responses' });
   });
 });

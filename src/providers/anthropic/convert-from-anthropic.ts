@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Message, ToolDefinition, ToolResultOutput } from '../../message/message.js';
-import { type ConvertedRequest, conversionError, otherFields, parseBody } from '../conversion.js';
+import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseBody } from '../conversion.js';
 
 const cacheControl = z.object({ type: z.literal('ephemeral'), ttl: z.string().optional() }).nullish();
 const imageSource = z.discriminatedUnion('type', [
@@ -58,13 +58,17 @@ const withCache = (control: CacheControl) => (control ? { providerOptions: { ant
  * them (they continue the exchange); thinking and redacted thinking become reasoning parts with
  * their signature or data in `providerOptions.anthropic`, as does every `cache_control`.
  * @throws SlidingContextError naming the field: an unknown role or block, a tool result whose
- * `tool_use` is missing (`messages[3].content[0].tool_use_id`).
+ * `tool_use` is missing (`messages[3].content[0].tool_use_id`); with `onRefused`, such a message
+ * is reported and left out instead.
  */
-export function convertFromAnthropic(body: unknown): ConvertedRequest {
+export function convertFromAnthropic(body: unknown, conversion: ConversionOptions = {}): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'Anthropic Messages');
   const toolNames = new Map<string, string>();
-  const messages: Message[] = parsed.messages.map((message, index): Message => {
+  const messages: Message[] = [];
+  const convertMessage = (message: (typeof parsed.messages)[number], index: number): Message => {
     if (typeof message.content === 'string') return { role: message.role, content: message.content };
+    // Known once the message is accepted: a refused message's calls answer nothing.
+    const calls: [string, string][] = [];
     const parts = message.content.map((part, partIndex) => {
       switch (part.type) {
         case 'text':
@@ -85,7 +89,7 @@ export function convertFromAnthropic(body: unknown): ConvertedRequest {
           return { type: 'file' as const, data: part.source.data, mediaType: part.source.media_type, ...options };
         }
         case 'tool_use':
-          toolNames.set(part.id, part.name);
+          calls.push([part.id, part.name]);
           return { type: 'tool-call' as const, toolCallId: part.id, toolName: part.name, input: part.input, ...withCache(part.cache_control) };
         case 'tool_result': {
           const toolName = toolNames.get(part.tool_use_id);
@@ -107,8 +111,10 @@ export function convertFromAnthropic(body: unknown): ConvertedRequest {
     }
     const assistantParts = parts.filter((part) => part.type !== 'image' && part.type !== 'tool-result');
     if (assistantParts.length !== parts.length) throw conversionError(`messages[${index}].content`, 'an assistant message cannot hold image or tool_result blocks');
+    for (const [id, name] of calls) toolNames.set(id, name);
     return { role: 'assistant', content: assistantParts };
-  });
+  };
+  convertEach(parsed.messages, (message, index) => messages.push(convertMessage(message, index)), conversion);
   const custom = (parsed.tools ?? []).filter((tool) => tool.input_schema !== undefined);
   const serverTools = (parsed.tools ?? []).filter((tool) => tool.input_schema === undefined);
   const tools: ToolDefinition[] = custom.map((tool) => ({

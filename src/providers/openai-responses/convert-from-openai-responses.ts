@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AssistantMessage, Message, ToolDefinition, ToolResultPart, UserMessage } from '../../message/message.js';
-import { type ConvertedRequest, conversionError, otherFields, parseArguments, parseBody, rawArguments } from '../conversion.js';
+import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseArguments, parseBody, rawArguments } from '../conversion.js';
 
 const contentPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_text'), text: z.string() }),
@@ -39,9 +39,9 @@ type AssistantParts = Exclude<AssistantMessage['content'], string>;
  * consecutive assistant-side items into one assistant turn and consecutive outputs into one tool
  * message. Item ids and encrypted reasoning travel in `providerOptions.openai`.
  * @throws SlidingContextError naming the field: arguments that are not JSON, an output whose call
- * is missing (`input[4].call_id`).
+ * is missing (`input[4].call_id`); with `onRefused`, such an item is reported and left out instead.
  */
-export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
+export function convertFromOpenAiResponses(body: unknown, conversion: ConversionOptions = {}): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'OpenAI Responses');
   const items = typeof parsed.input === 'string' ? [{ role: 'user' as const, content: parsed.input }] : parsed.input;
   const messages: Message[] = [];
@@ -53,7 +53,7 @@ export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
     messages.push({ role: 'assistant', content });
     return content;
   };
-  items.forEach((entry, index) => {
+  convertEach(items, (entry, index) => {
     const at = `input[${index}]`;
     if (!('type' in entry) || entry.type === undefined || entry.type === 'message') {
       if (!('role' in entry)) return;
@@ -89,8 +89,8 @@ export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
         });
         return;
       case 'function_call': {
-        toolNames.set(entry.call_id, entry.name);
         const input = parseArguments(entry.arguments, `${at}.arguments`);
+        toolNames.set(entry.call_id, entry.name);
         const raw = rawArguments(entry.arguments, input).providerOptions?.openai;
         const options = { ...(entry.id ? { itemId: entry.id } : {}), ...raw };
         assistantTurn().push({
@@ -112,7 +112,7 @@ export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
         else messages.push({ role: 'tool', content: [result] });
       }
     }
-  });
+  }, conversion);
   const tools: ToolDefinition[] = (parsed.tools ?? [])
     .filter((tool) => tool.type === 'function' && tool.name !== undefined)
     .map((tool) => ({

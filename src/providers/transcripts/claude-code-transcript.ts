@@ -10,28 +10,91 @@ export function isClaudeCodeRecord(record: Readonly<Record<string, unknown>>): b
 
 interface AnthropicEntry {
   role: 'user' | 'assistant';
-  content: unknown;
+  content: string | unknown[];
+}
+
+/** True for a user line that carries tool results: the answer to calls, not a prompt. */
+function carriesToolResults(record: Readonly<Record<string, unknown>>): boolean {
+  return record.type === 'user' && isRecord(record.message) && Array.isArray(record.message.content) && record.message.content.some((block) => isRecord(block) && block.type === 'tool_result');
+}
+
+/** The ids of the tool results a user line carries. */
+function toolResultIds(record: Readonly<Record<string, unknown>>): string[] {
+  const content = isRecord(record.message) && Array.isArray(record.message.content) ? record.message.content : [];
+  return content.flatMap((block) => (isRecord(block) && block.type === 'tool_result' && typeof block.tool_use_id === 'string' ? [block.tool_use_id] : []));
+}
+
+/** The API message id of an assistant line, shared by the lines of its content blocks. */
+function assistantMessageId(record: Readonly<Record<string, unknown>>): string | undefined {
+  return record.type === 'assistant' && isRecord(record.message) && typeof record.message.id === 'string' ? record.message.id : undefined;
+}
+
+/** Why a line off the main thread is left out: a real branch, or a line that is not conversation. */
+function offThreadReason(record: Readonly<Record<string, unknown>>): string {
+  if (record.type === 'progress') return 'progress';
+  if (record.type === 'system' && record.subtype !== 'compact_boundary') return 'system notice';
+  return record.type === 'user' || record.type === 'assistant' || record.type === 'system' ? 'abandoned branch' : 'other record';
 }
 
 /**
  * The main thread of the session: the chain of `parentUuid` links back from its last message,
- * so that branches left by an edit or a retry are not mixed in.
+ * so that branches left by an edited prompt or a retry are not mixed in. Claude Code writes one
+ * line per content block of a reply (one `message.id`), and since 2.1 parents each tool result
+ * to the line of its own call: parallel calls fork the chain without being branches, so the
+ * sibling blocks and their results are taken back in, after the reply's last line on the chain.
  */
-function mainThread(records: readonly TranscriptLine[]): { thread: TranscriptLine[]; abandoned: number } {
+function mainThread(records: readonly TranscriptLine[]): { thread: TranscriptLine[]; leftOut: TranscriptLine[] } {
   const byUuid = new Map<string, TranscriptLine>();
   for (const entry of records) if (typeof entry.record.uuid === 'string') byUuid.set(entry.record.uuid, entry);
-  const leaf = records.findLast((entry) => typeof entry.record.uuid === 'string');
-  if (!leaf) return { thread: [...records], abandoned: 0 };
-  const thread: TranscriptLine[] = [];
-  const seen = new Set<string>();
-  for (let at: TranscriptLine | undefined = leaf; at && !seen.has(String(at.record.uuid));) {
-    seen.add(String(at.record.uuid));
-    thread.push(at);
+  const conversation = (entry: TranscriptLine) => typeof entry.record.uuid === 'string' && (entry.record.type === 'user' || entry.record.type === 'assistant');
+  const leaf = records.findLast(conversation) ?? records.findLast((entry) => typeof entry.record.uuid === 'string');
+  if (!leaf) return { thread: [...records], leftOut: [] };
+  const chain: TranscriptLine[] = [];
+  const onThread = new Set<TranscriptLine>();
+  for (let at: TranscriptLine | undefined = leaf; at && !onThread.has(at);) {
+    onThread.add(at);
+    chain.push(at);
     const parent: unknown = at.record.parentUuid ?? at.record.logicalParentUuid;
     at = typeof parent === 'string' ? byUuid.get(parent) : undefined;
   }
-  thread.reverse();
-  return { thread, abandoned: records.length - thread.length };
+  chain.reverse();
+
+  // Each reply's lines, and the result lines by the line they are parented to.
+  const linesOfReply = new Map<string, TranscriptLine[]>();
+  const resultsByParent = new Map<string, TranscriptLine[]>();
+  const add = (map: Map<string, TranscriptLine[]>, key: string, entry: TranscriptLine) => {
+    const list = map.get(key);
+    if (list) list.push(entry);
+    else map.set(key, [entry]);
+  };
+  for (const entry of records) {
+    const id = assistantMessageId(entry.record);
+    if (id !== undefined) add(linesOfReply, id, entry);
+    else if (carriesToolResults(entry.record) && typeof entry.record.parentUuid === 'string') add(resultsByParent, entry.record.parentUuid, entry);
+  }
+  const answered = new Set(chain.flatMap((entry) => toolResultIds(entry.record)));
+  const lastOfReply = new Map<string, TranscriptLine>();
+  for (const entry of chain) {
+    const id = assistantMessageId(entry.record);
+    if (id !== undefined) lastOfReply.set(id, entry);
+  }
+  const takenBack = new Map<TranscriptLine, TranscriptLine[]>();
+  for (const [id, anchor] of lastOfReply) {
+    const lines = linesOfReply.get(id) ?? [];
+    const candidates = [...lines, ...lines.flatMap((entry) => resultsByParent.get(String(entry.record.uuid)) ?? [])].sort((a, b) => a.line - b.line);
+    const found: TranscriptLine[] = [];
+    for (const entry of candidates) {
+      const ids = toolResultIds(entry.record);
+      // A result line whose calls are all answered already is a retry, not a missing answer.
+      if (onThread.has(entry) || (ids.length > 0 && ids.every((resultId) => answered.has(resultId)))) continue;
+      onThread.add(entry);
+      for (const resultId of ids) answered.add(resultId);
+      found.push(entry);
+    }
+    if (found.length > 0) takenBack.set(anchor, found);
+  }
+  const thread = chain.flatMap((entry) => [entry, ...(takenBack.get(entry) ?? [])]);
+  return { thread, leftOut: records.filter((entry) => !onThread.has(entry)) };
 }
 
 /**
@@ -42,8 +105,8 @@ function mainThread(records: readonly TranscriptLine[]): { thread: TranscriptLin
  */
 export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], strict: boolean): Transcript {
   const skipped: Record<string, number> = {};
-  const skip = (reason: string, count = 1) => {
-    if (count > 0) skipped[reason] = (skipped[reason] ?? 0) + count;
+  const skip = (reason: string) => {
+    skipped[reason] = (skipped[reason] ?? 0) + 1;
   };
   const titles = records.filter(({ record }) => record.type === 'summary' && typeof record.summary === 'string');
   const mainLines = records.filter(({ record }) => {
@@ -54,13 +117,14 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
     }
     return true;
   });
-  const { thread, abandoned } = mainThread(mainLines);
-  skip('abandoned branch', abandoned);
+  const { thread, leftOut } = mainThread(mainLines);
+  for (const { record } of leftOut) skip(offThreadReason(record));
 
   const events: Message[][] = [titles.map(({ record }) => ({ role: 'event', kind: 'mark', label: String(record.summary) }))];
   const segments: Segment<AnthropicEntry>[] = [{ entries: [] }];
   let model: string | undefined;
   let lastAssistantId: string | undefined;
+  let reply: AnthropicEntry | undefined;
   for (const { line, record } of thread) {
     const current = segments.at(-1) as Segment<AnthropicEntry>;
     if (record.type === 'system') {
@@ -74,7 +138,7 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
     }
     const message = isRecord(record.message) ? record.message : undefined;
     if ((record.type !== 'user' && record.type !== 'assistant') || !message) {
-      skip('other record');
+      skip(record.type === 'progress' ? 'progress' : 'other record');
       continue;
     }
     const content: string | unknown[] | undefined = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? (message.content as unknown[]) : undefined;
@@ -85,20 +149,22 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
     if (record.type === 'assistant') {
       if (typeof message.model === 'string' && message.model !== '<synthetic>') model = message.model;
       const id = typeof message.id === 'string' ? message.id : undefined;
-      const previous = current.entries.at(-1);
-      // One reply, one line per content block: join the blocks back into one message.
-      if (id !== undefined && id === lastAssistantId && previous?.entry.role === 'assistant' && Array.isArray(previous.entry.content) && Array.isArray(content)) {
-        previous.entry.content = [...(previous.entry.content as unknown[]), ...content];
+      // One reply, one line per content block: join the blocks back into one message, also
+      // when the result of an earlier call of the same reply was written between them.
+      if (id !== undefined && id === lastAssistantId && reply && Array.isArray(reply.content) && Array.isArray(content)) {
+        reply.content.push(...content);
         continue;
       }
       lastAssistantId = id;
-      current.entries.push({ line, entry: { role: 'assistant', content } });
+      // A copy: later blocks of the reply are added to it, never to the parsed line.
+      reply = { role: 'assistant', content: Array.isArray(content) ? [...content] : content };
+      current.entries.push({ line, entry: reply });
     } else {
-      lastAssistantId = undefined;
+      if (!carriesToolResults(record)) lastAssistantId = undefined;
       current.entries.push({ line, entry: { role: 'user', content } });
     }
   }
-  const { converted, broken } = convertSegments(segments, (messages) => convertFromAnthropic({ messages }), strict);
+  const { converted, broken } = convertSegments(segments, (messages, options) => convertFromAnthropic({ messages }, options), strict);
   const messages = converted.flatMap((request, index) => [...(events[index] ?? []), ...request.messages]);
   return {
     format: 'claude-code',

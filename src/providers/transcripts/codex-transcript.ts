@@ -76,7 +76,7 @@ export function convertCodexTranscript(records: readonly TranscriptLine[], stric
     }
     (segments.at(-1) as Segment<Record<string, unknown>>).entries.push({ line, entry: item });
   }
-  const { converted, broken } = convertSegments(segments, (input) => convertFromOpenAiResponses({ input }), strict);
+  const { converted, broken } = convertSegments(segments, (input, options) => convertFromOpenAiResponses({ input }, options), strict);
   return {
     format: 'codex',
     system,

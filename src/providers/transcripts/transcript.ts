@@ -1,7 +1,9 @@
+import { ZodError, type z } from 'zod';
 import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
+import { formatIssue } from '../../message/_format-issue.js';
 import { isRecord } from '../../message/is-record.js';
 import type { Message, ToolDefinition } from '../../message/message.js';
-import type { ConvertedRequest } from '../conversion.js';
+import type { ConversionOptions, ConvertedRequest } from '../conversion.js';
 
 /** One non-blank line of a JSONL transcript, parsed, with its 1-based line number. */
 export interface TranscriptLine {
@@ -35,8 +37,10 @@ export function parseJsonLines(lines: Iterable<string>): { records: TranscriptLi
   const records: TranscriptLine[] = [];
   const broken: BrokenLine[] = [];
   let line = 0;
-  for (const text of lines) {
+  for (const each of lines) {
     line++;
+    // A byte order mark before the first line is the file's encoding, not part of the JSON.
+    const text = line === 1 && each.startsWith('\uFEFF') ? each.slice(1) : each;
     if (text.trim() === '') continue;
     try {
       const record = JSON.parse(text) as unknown;
@@ -54,28 +58,66 @@ export interface Segment<Entry> {
   entries: { readonly line: number; readonly entry: Entry }[];
 }
 
+type ZodIssue = z.core.$ZodIssue;
+
 /**
- * Converts each segment with `convert`. An entry the converter refuses (its error names
- * `messages[i]` or `input[i]`) is set aside as a broken line and the segment converted again,
- * so that one bad record costs only its own line. With `strict`, the first refusal is thrown.
+ * Each entry a body's schema refused, by index (`messages[i]` or `input[i]`), with the reason in
+ * the words of the refusal. One schema check reports every bad entry, so they go in one pass.
+ */
+function refusedBySchema(error: unknown): Map<number, string> {
+  const refused = new Map<number, string>();
+  if (!isSlidingContextError(error) || !(error.cause instanceof ZodError)) return refused;
+  // "The body is not a valid … request: " then the first issue: each entry gets its own.
+  const heading = error.message.slice(0, error.message.indexOf(': ') + 2);
+  const visit = (issues: readonly ZodIssue[], parentPath: readonly PropertyKey[]) => {
+    for (const issue of issues) {
+      const path = [...parentPath, ...issue.path];
+      const [key, index] = path;
+      if (key !== 'messages' && key !== 'input') continue;
+      if (typeof index === 'number') {
+        if (!refused.has(index)) refused.set(index, `${heading}${formatIssue('', issue, parentPath).replace(/^\./, '')}.`);
+      } else if (issue.code === 'invalid_union') {
+        // `input` may be a string or an array of items: the array's issues are the ones meant.
+        visit(issue.errors.find((branch) => branch.some((inner) => typeof inner.path[0] === 'number')) ?? [], path);
+      }
+    }
+  };
+  visit(error.cause.issues, []);
+  return refused;
+}
+
+/**
+ * Converts each segment with `convert`. An entry the converter refuses (by its schema, or by its
+ * place, as a result without its call) is set aside as a broken line and the rest converted, so
+ * that one bad record costs only its own line, and a file with many costs no more than one pass
+ * per kind of refusal. With `strict`, the first refusal is thrown.
  */
 export function convertSegments<Entry>(
   segments: readonly Segment<Entry>[],
-  convert: (entries: Entry[]) => ConvertedRequest,
+  convert: (entries: Entry[], options: ConversionOptions) => ConvertedRequest,
   strict: boolean,
 ): { converted: ConvertedRequest[]; broken: BrokenLine[] } {
   const broken: BrokenLine[] = [];
   const converted = segments.map((segment) => {
-    const entries = [...segment.entries];
+    let entries = segment.entries;
     for (;;) {
+      const refused: BrokenLine[] = [];
+      const lines = entries.map(({ line }) => line);
+      const onRefused = (index: number, error: SlidingContextError) => {
+        refused.push({ line: lines[index] ?? 0, reason: error.message });
+      };
       try {
-        return convert(entries.map(({ entry }) => entry));
+        const request = convert(entries.map(({ entry }) => entry), strict ? {} : { onRefused });
+        broken.push(...refused);
+        return request;
       } catch (error) {
-        const index = isSlidingContextError(error) ? /(?:messages|input)\[(\d+)\]/.exec(error.message)?.[1] : undefined;
-        const at = index === undefined ? undefined : entries[Number(index)];
-        if (!at || strict) throw lineError(error, at?.line);
-        broken.push({ line: at.line, reason: (error as Error).message });
-        entries.splice(Number(index), 1);
+        const bySchema = strict ? new Map<number, string>() : refusedBySchema(error);
+        if (bySchema.size === 0) {
+          const index = isSlidingContextError(error) ? /(?:messages|input)\[(\d+)\]/.exec(error.message)?.[1] : undefined;
+          throw lineError(error, index === undefined ? undefined : lines[Number(index)]);
+        }
+        for (const [index, reason] of bySchema) broken.push({ line: lines[index] ?? 0, reason });
+        entries = entries.filter((_, index) => !bySchema.has(index));
       }
     }
   });
