@@ -270,7 +270,8 @@ export class WindowState {
     for (let index = Math.max(this.#firstInWindow, this.#firstUnpinned); index < this.#exchanges.length; index++) sent.push(index);
     for (const index of sent) {
       const exchange = this.#exchanges[index] as ExchangeRecord;
-      messages.push(...insertAbortedResults(this.#messages, exchange.firstMessage, exchange.lastMessage, abortedGroups(exchange, sortedGroupCounts(exchange))));
+      // One push per message: an exchange may hold more messages than a call takes arguments.
+      for (const message of insertAbortedResults(this.#messages, exchange.firstMessage, exchange.lastMessage, abortedGroups(exchange, sortedGroupCounts(exchange)))) messages.push(message);
     }
     return messages;
   }

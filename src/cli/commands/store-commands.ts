@@ -146,7 +146,7 @@ function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory
     text: summary.data.text,
     summarizer: summary.data.summarizer,
     coveredExchanges: summary.data.coveredExchanges,
-    exchanges: covered.length > 0 ? { first: Math.min(...covered), last: Math.max(...covered) } : null,
+    exchanges: covered.length > 0 ? { first: covered.reduce((low, index) => Math.min(low, index)), last: covered.reduce((high, index) => Math.max(high, index)) } : null,
     // A rolling summary covers everything from its first exchange on, not only its own range.
     messages: { first: start ? { agentId: start.agentId, seq: start.firstSeq } : summary.first, last: summary.last },
     tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
