@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../store/history-store.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const binary = join(root, 'dist/cli/main.js');
@@ -122,8 +123,9 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
     writeFileSync(join(directory, 'image.png'), png);
     writeFileSync(join(directory, 'image.jsonl'), png);
     writeFileSync(join(directory, 'program'), Buffer.concat([Buffer.from('\u007fELF\u0002\u0001\u0001'), Buffer.alloc(256, 0)]));
-    const created = await cli(['import', example, '--data-dir', store(paths)]);
-    expect(created.status, created.stderr).toBe(0);
+    const history = await HistoryStore.open({ dataDir: store(paths) });
+    await history.append(await history.createAgent(), [{ role: 'user', content: 'Keep this.' }]);
+    await history.close();
     cpSync(paths.storeHome, paths.readOnlyHome, { recursive: true });
     if ('asNobody' in strategy) {
       if (strategy.asNobody) {

@@ -121,9 +121,10 @@ function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { pl
   if (flags.json) {
     const json = toWindowJson(plan, 'neutral', undefined);
     // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
-    const planned = [...plan.exchanges];
+    // An index, not shift(): shifting a long array moves every element each time.
+    let next = 0;
     const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
-      const exchange = summarized ? undefined : planned.shift();
+      const exchange = summarized ? undefined : plan.exchanges[next++];
       return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
     });
     io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
