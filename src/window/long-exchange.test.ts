@@ -30,7 +30,11 @@ describe('an exchange or a history longer than a call takes arguments', () => {
   });
 
   it('repairs the pairing of one exchange of 200,000 messages', () => {
-    expect(repairPairing(messages).messages).toHaveLength(LONG);
+    // An orphaned result makes the repair rebuild the exchange (a sound conversation comes back as it is).
+    const orphan: ModelMessage = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'ghost', toolName: 'read_file', output: { type: 'text', value: '' } }] };
+    const repaired = repairPairing([...messages, orphan]);
+    expect(repaired.repairs).toHaveLength(1);
+    expect(repaired.messages).toHaveLength(LONG);
   });
 
   it('reports a plan of 200,000 exchanges', () => {
