@@ -138,6 +138,10 @@ export function renderAgentHistory(agentId: string, { plan, exchanges, summary }
   return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges));
 }
 
+// Folded pairwise, not Math.min(...covered): a summary may stand for more exchanges than a call takes arguments.
+const lower = (low: number, index: number) => Math.min(low, index);
+const higher = (high: number, index: number) => Math.max(high, index);
+
 /** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
 function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
   const summarized = exchanges.filter((exchange) => exchange.summarized);
@@ -147,7 +151,7 @@ function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory
     text: summary.data.text,
     summarizer: summary.data.summarizer,
     coveredExchanges: summary.data.coveredExchanges,
-    exchanges: covered.length > 0 ? { first: covered.reduce((low, index) => Math.min(low, index)), last: covered.reduce((high, index) => Math.max(high, index)) } : null,
+    exchanges: covered.length > 0 ? { first: covered.reduce(lower), last: covered.reduce(higher) } : null,
     // A rolling summary covers everything from its first exchange on, not only its own range.
     messages: { first: start ? { agentId: start.agentId, seq: start.firstSeq } : summary.first, last: summary.last },
     tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
