@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveHistoryOutline } from '../conversation/history-outline.js';
 import { HistoryStore } from '../store/history-store.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,6 +61,9 @@ interface Paths {
   /** A PGlite store with the example imported, in its own folder: `<storeHome>/store`. */
   readonly storeHome: string;
   readonly readOnlyHome: string;
+  /** A copy whose own folder is read-only too, so that not even the lock file can be made. */
+  readonly lockedHome: string;
+  readonly agentId: string;
 }
 
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -75,6 +79,7 @@ const cases: Case[] = [
   { name: 'a URL with a malformed password', args: () => ['agents', '--database-url', 'postgres://u:se%cret@127.0.0.1/x'], code: 'INVALID_DATABASE_URL', never: ['se%cret', 'cret'] },
   { name: 'not a URL', args: () => ['agents', '--database-url', 'not a url'], code: 'INVALID_DATABASE_URL' },
   { name: 'a read-only data folder', args: (paths) => ['import', example, '--data-dir', join(paths.readOnlyHome, 'store')], code: 'STORE_UNAVAILABLE', mentions: ['not writable'], asNobody: true, unchanged: (paths) => paths.readOnlyHome },
+  { name: 'history in a folder where the lock cannot be made', args: (paths) => ['history', paths.agentId, '--data-dir', join(paths.lockedHome, 'store')], code: 'STORE_UNAVAILABLE', mentions: ['permission denied'], asNobody: true, unchanged: (paths) => paths.lockedHome },
   { name: 'a data dir that is a file', args: (paths) => ['agents', '--data-dir', join(paths.directory, 'a-file')], code: 'STORE_UNAVAILABLE', mentions: ['is a file'] },
   { name: 'a data dir under a file', args: (paths) => ['agents', '--data-dir', join(paths.directory, 'a-file', 'store')], code: 'STORE_UNAVAILABLE' },
   { name: 'a config file that is a folder', args: () => ['count', example], cwd: (paths) => join(paths.directory, 'config-folder'), code: 'CONFIG_INVALID', mentions: ['sliding-context.config.json'] },
@@ -114,7 +119,7 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
 
   beforeAll(async () => {
     const directory = mkdtempSync(join(tmpdir(), 'sliding-context-raw-errors-'));
-    paths = { directory, storeHome: join(directory, 'home'), readOnlyHome: join(directory, 'read-only') };
+    const homes = { storeHome: join(directory, 'home'), readOnlyHome: join(directory, 'read-only'), lockedHome: join(directory, 'locked') };
     writeFileSync(join(directory, 'a-file'), 'not a directory');
     mkdirSync(join(directory, 'config-folder', 'sliding-context.config.json'), { recursive: true });
     writeFileSync(join(directory, 'deep.json'), deep(100_000));
@@ -123,19 +128,26 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
     writeFileSync(join(directory, 'image.png'), png);
     writeFileSync(join(directory, 'image.jsonl'), png);
     writeFileSync(join(directory, 'program'), Buffer.concat([Buffer.from('\u007fELF\u0002\u0001\u0001'), Buffer.alloc(256, 0)]));
-    const history = await HistoryStore.open({ dataDir: store(paths) });
-    await history.append(await history.createAgent(), [{ role: 'user', content: 'Keep this.' }]);
+    const history = await HistoryStore.open({ dataDir: join(homes.storeHome, 'store') });
+    const agentId = await history.createAgent();
+    await history.append(agentId, [{ role: 'user', content: 'Keep this.' }]);
+    // Saved beside the store, `history` reads it under the directory lock alone.
+    await saveHistoryOutline(history, agentId);
     await history.close();
-    cpSync(paths.storeHome, paths.readOnlyHome, { recursive: true });
+    paths = { directory, ...homes, agentId };
+    for (const home of [paths.readOnlyHome, paths.lockedHome]) cpSync(paths.storeHome, home, { recursive: true });
     if ('asNobody' in strategy) {
       if (strategy.asNobody) {
         chmodSync(directory, 0o755);
-        chownSync(paths.readOnlyHome, strategy.uid, strategy.gid);
-        for (const name of readdirSync(paths.readOnlyHome, { recursive: true, encoding: 'utf8' })) chownSync(join(paths.readOnlyHome, name), strategy.uid, strategy.gid);
+        for (const home of [paths.readOnlyHome, paths.lockedHome]) {
+          chownSync(home, strategy.uid, strategy.gid);
+          for (const name of readdirSync(home, { recursive: true, encoding: 'utf8' })) chownSync(join(home, name), strategy.uid, strategy.gid);
+        }
       }
       chmodSync(join(paths.readOnlyHome, 'store'), 0o500);
+      chmodSync(paths.lockedHome, 0o500);
     }
-    for (const home of [paths.storeHome, paths.readOnlyHome]) before.set(home, snapshot(home));
+    for (const home of [paths.storeHome, paths.readOnlyHome, paths.lockedHome]) before.set(home, snapshot(home));
     await Promise.all(runnable.map(async (entry) => {
       results.set(entry.name, await cli(entry.args(paths), { cwd: entry.cwd?.(paths) ?? root, asNobody: entry.asNobody === true && 'asNobody' in strategy && strategy.asNobody }));
     }));
@@ -144,6 +156,7 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
 
   afterAll(() => {
     chmodSync(join(paths.readOnlyHome, 'store'), 0o700);
+    chmodSync(paths.lockedHome, 0o700);
     rmSync(paths.directory, { recursive: true, force: true });
   });
 

@@ -13,6 +13,7 @@ import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { readSavedView } from '../../store/saved-views.js';
+import { describeStoreFailure } from '../../store/store-open-error.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
@@ -93,6 +94,15 @@ async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unkno
   };
 }
 
+/** The saved outline of an agent, read under the directory lock, which a folder not writable refuses. */
+function readSavedOutline(dataDir: string, agentId: string): unknown {
+  try {
+    return readSavedView(dataDir, HISTORY_OUTLINE_VIEW, agentId);
+  } catch (error) {
+    throw describeStoreFailure(error, { dataDir });
+  }
+}
+
 /**
  * `history <agent>`: the exchanges out of and in the window, with the rule between them. Planned
  * from the agent's outline (no bodies, no tokenizer while the counts are stored for its model).
@@ -105,7 +115,7 @@ export async function runHistoryCommand(
   io: CliIo,
 ): Promise<void> {
   const location = cliStoreLocation(io, flags);
-  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedView(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
+  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedOutline(location.dataDir, agentId)) : undefined;
   const fromSaved = saved && (await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)));
   if (fromSaved) {
     printHistory(io, agentId, flags, fromSaved);
