@@ -61,7 +61,7 @@ interface Paths {
   /** A PGlite store with the example imported, in its own folder: `<storeHome>/store`. */
   readonly storeHome: string;
   readonly readOnlyHome: string;
-  /** A copy whose own folder is read-only too, so that not even the lock file can be made. */
+  /** The saved views of the store in a folder that is read-only, so that not even the lock file can be made. */
   readonly lockedHome: string;
   readonly agentId: string;
 }
@@ -135,7 +135,10 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
     await saveHistoryOutline(history, agentId);
     await history.close();
     paths = { directory, ...homes, agentId };
-    for (const home of [paths.readOnlyHome, paths.lockedHome]) cpSync(paths.storeHome, home, { recursive: true });
+    cpSync(paths.storeHome, paths.readOnlyHome, { recursive: true });
+    // `history` reads the saved outline and never the store there: the views are all it needs.
+    mkdirSync(join(paths.lockedHome, 'store'), { recursive: true });
+    cpSync(join(paths.storeHome, 'store.views'), join(paths.lockedHome, 'store.views'), { recursive: true });
     if ('asNobody' in strategy) {
       if (strategy.asNobody) {
         chmodSync(directory, 0o755);
@@ -158,7 +161,7 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
     chmodSync(join(paths.readOnlyHome, 'store'), 0o700);
     chmodSync(paths.lockedHome, 0o700);
     rmSync(paths.directory, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it.each(runnable.map((entry) => [entry.name, entry] as const))('%s', (_, entry) => {
     const result = results.get(entry.name);
