@@ -20,6 +20,18 @@ export default tseslint.config(
     },
   },
   {
+    // A spread argument passes each element on the stack: a long history (a million messages)
+    // exceeds what a call takes and throws a RangeError. Loop instead.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/testing/**'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: 'CallExpression > SpreadElement.arguments, NewExpression > SpreadElement.arguments',
+        message: 'No spread arguments (push(...rows), Math.max(...values)): an unbounded array overflows the call stack; use a loop.',
+      }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'src/testing/**', 'src/**/_test-*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

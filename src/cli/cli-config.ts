@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold } from '../condense/condense-threshold.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
+import { parseJsonText } from '../message/parse-json-text.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
 
@@ -56,10 +57,21 @@ export function parseCliConfig(value: unknown, source: string): CliConfig {
 }
 
 function parseJson(text: string, source: string): unknown {
+  return parseJsonText(text, source, 'a JSON object of settings');
+}
+
+/**
+ * Reads a settings file, or undefined when there is none.
+ * @throws SlidingContextError `CONFIG_INVALID` when it is there but cannot be read (a directory, no permission)
+ */
+async function readSettingsFile(io: Pick<CliIo, 'readText'>, path: string): Promise<string | undefined> {
   try {
-    return JSON.parse(text) as unknown;
+    return await io.readText(path);
   } catch (error) {
-    throw new SlidingContextError('INVALID_INPUT', `${source} is not valid JSON: ${(error as Error).message}.`);
+    if (isMissing(error)) return undefined;
+    const code = isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+    const reason = code === 'EISDIR' ? 'it is a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error instanceof Error ? error.message : String(error);
+    throw new SlidingContextError('CONFIG_INVALID', `Cannot read the settings file ${path}: ${reason}; make it a readable JSON file or remove it.`, { cause: error });
   }
 }
 
@@ -69,7 +81,7 @@ const loaded = new WeakMap<Pick<CliIo, 'readText'>, Promise<CliConfig>>();
 /**
  * The CLI's settings file: `sliding-context.config.json` in the working directory, else the
  * `slidingContext` key of its package.json, else none. Read once per run.
- * @throws SlidingContextError `INVALID_INPUT`, naming the file and field
+ * @throws SlidingContextError `INVALID_INPUT`, naming the file and field; `CONFIG_INVALID` for a file that cannot be read
  */
 export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
   let config = loaded.get(io);
@@ -81,17 +93,12 @@ export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
 }
 
 async function readCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
-  try {
-    return parseCliConfig(parseJson(await io.readText(CONFIG_FILE), CONFIG_FILE), CONFIG_FILE);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-  try {
-    const manifest = parseJson(await io.readText('package.json'), 'package.json');
-    if (isRecord(manifest) && manifest.slidingContext !== undefined) return parseCliConfig(manifest.slidingContext, 'package.json "slidingContext"');
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
+  const text = await readSettingsFile(io, CONFIG_FILE);
+  if (text !== undefined) return parseCliConfig(parseJson(text, CONFIG_FILE), CONFIG_FILE);
+  const manifestText = await readSettingsFile(io, 'package.json');
+  if (manifestText === undefined) return {};
+  const manifest = parseJson(manifestText, 'package.json');
+  if (isRecord(manifest) && manifest.slidingContext !== undefined) return parseCliConfig(manifest.slidingContext, 'package.json "slidingContext"');
   return {};
 }
 

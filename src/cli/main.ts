@@ -8,6 +8,7 @@ import { CommanderError } from 'commander';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
+import { usageError } from './usage-error.js';
 
 // Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
@@ -53,6 +54,11 @@ try {
   await createProgram(io).parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
+    // Help and the version exit 0; help shown for a missing command was printed already.
+    if (error.exitCode !== 0 && error.code !== 'commander.help') {
+      const usage = usageError(error);
+      process.stderr.write(`error[${usage.code}]: ${usage.message}\n`);
+    }
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isSlidingContextError(error)) {
     process.stderr.write(`error[${error.code}]: ${error.message}\n`);

@@ -39,8 +39,9 @@ export function createProgram(io: CliIo): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // A usage error is printed by the entry point as one `error[CODE]: …` line (see usageError).
+      outputError: () => undefined,
     })
-    .showHelpAfterError('(run with --help for usage)')
     .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     // Flags win over env vars, which win over sliding-context.config.json (or package.json "slidingContext").

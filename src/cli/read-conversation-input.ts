@@ -1,7 +1,11 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ToolDefinition } from '../message/message.js';
+<<<<<<< HEAD
 import { readTranscript, TRANSCRIPT_FORMATS } from '../providers/transcripts/read-transcript.js';
 import { parseJsonLines, type TranscriptFormat } from '../providers/transcripts/transcript.js';
+=======
+import { parseJsonText } from '../message/parse-json-text.js';
+>>>>>>> raw-errors
 import { convertFrom, detectFormat, type WireFormat, wireFormats } from '../providers/wire-format.js';
 import type { CliIo } from './cli-io.js';
 
@@ -65,16 +69,11 @@ export function parseFormatOption(value: string | undefined): WireFormat | 'auto
 /**
  * Parses JSON text as a conversation in `format` (detected when `auto`): a neutral message array
  * or `{ system?, tools?, messages }`, or a provider request body.
- * @throws SlidingContextError `INVALID_INPUT` or `INVALID_MESSAGE`, naming what and where.
+ * @throws SlidingContextError `INVALID_INPUT` or `INVALID_MESSAGE`, naming what and where;
+ * `INPUT_NOT_TEXT` or `INPUT_TOO_DEEP` before anything walks the value.
  */
 export function parseConversationInput(text: string, sourceName: string, format: WireFormat | 'auto' = 'auto'): ConversationInput {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new SlidingContextError('INVALID_INPUT', `${sourceName} is not valid JSON: ${reason}.`, { cause: error });
-  }
+  const json = parseJsonText(text, sourceName);
   const chosen = format === 'auto' ? detectFormat(json) : format;
   return { format: chosen, detected: format === 'auto', ...convertFrom(chosen, json) };
 }

@@ -438,8 +438,15 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const first = this.#state.exchangeBounds(Math.min(...result.evicted));
-      const last = this.#state.exchangeBounds(Math.max(...result.evicted));
+      // Loops, not Math.min(...evicted): a first prune of a long history evicts more exchanges than a call takes arguments.
+      let firstEvicted = Number.POSITIVE_INFINITY;
+      let lastEvicted = Number.NEGATIVE_INFINITY;
+      for (const index of result.evicted) {
+        firstEvicted = Math.min(firstEvicted, index);
+        lastEvicted = Math.max(lastEvicted, index);
+      }
+      const first = this.#state.exchangeBounds(firstEvicted);
+      const last = this.#state.exchangeBounds(lastEvicted);
       const from = first && this.#positions[first.firstMessage];
       const to = last && this.#positions[last.lastMessage];
       if (from && to) {
@@ -496,7 +503,7 @@ export class Conversation {
       // A threshold fired: the whole run outside the retention window is condensed (seed 003).
       const kept = plan.exchanges.filter((exchange) => exchange.inWindow && !exchange.pinned);
       const run = findCompressibleRun(kept, (plan.exchanges.at(-1)?.lastMessage ?? -1) + 1, policy.retentionWindow);
-      if (run) chosen.push(...plan.exchanges.slice(run.firstExchange, run.lastExchange + 1));
+      if (run) for (const exchange of plan.exchanges.slice(run.firstExchange, run.lastExchange + 1)) chosen.push(exchange);
     }
     if (select === 'all' || this.#thresholdReached(tokensBefore)) {
       const target = select === 'all' ? 0 : (options?.targetShare ?? 0.5) * contextWindow;

@@ -13,7 +13,15 @@ export type SlidingContextErrorCode =
   | 'STORE_LOCKED'
   | 'STALE_WINDOW'
   | 'UNKNOWN_AGENT'
-  | 'CONTEXT_OVERFLOW';
+  | 'CONTEXT_OVERFLOW'
+  | 'STORE_UNAVAILABLE'
+  | 'INVALID_DATABASE_URL'
+  | 'CONFIG_INVALID'
+  | 'INPUT_TOO_DEEP'
+  | 'INPUT_NOT_TEXT'
+  | 'UNKNOWN_OPTION'
+  | 'UNKNOWN_COMMAND'
+  | 'INVALID_USAGE';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

@@ -52,7 +52,7 @@ export function repairPairing(messages: readonly ModelMessage[]): { messages: Mo
   ];
   for (const { first, last } of segments) {
     if (last < first) continue;
-    output.push(...insertAbortedResults(cleaned, first, last, groupsBetween(unanswered, first, last)));
+    for (const message of insertAbortedResults(cleaned, first, last, groupsBetween(unanswered, first, last))) output.push(message);
   }
   // A message left with no content at all (it held only dropped results) goes too.
   return { messages: output.filter((message) => message.role === 'system' || typeof message.content === 'string' || message.content.length > 0), repairs };

@@ -39,7 +39,8 @@ function pickUnionBranch(branches: readonly (readonly Issue[])[]): readonly Issu
   let best: readonly Issue[] | undefined;
   let bestDepth = 0;
   for (const branch of branches) {
-    const depth = Math.max(0, ...branch.map((issue) => issue.path.length));
+    let depth = 0;
+    for (const issue of branch) depth = Math.max(depth, issue.path.length);
     const unrecognized = branch.some((issue) => issue.code === 'unrecognized_keys');
     const score = depth + (unrecognized ? 0.5 : 0);
     if (score > bestDepth) {

@@ -42,8 +42,8 @@ function describe(error: unknown, depth = 0): { texts: string[]; codes: string[]
   for (const key of ['n_prompt_tokens', 'n_ctx']) if (typeof record[key] === 'number') found.numbers[key] = record[key];
   for (const key of ['error', 'body', 'response', 'data', 'cause']) {
     const inner = describe(record[key], depth + 1);
-    found.texts.push(...inner.texts);
-    found.codes.push(...inner.codes);
+    for (const text of inner.texts) found.texts.push(text);
+    for (const code of inner.codes) found.codes.push(code);
     Object.assign(found.numbers, inner.numbers);
   }
   return found;

@@ -11,6 +11,8 @@ import type { DatabaseSchema, MessagesTable } from './database-schema.js';
 import { type SeqSegment, visibleSegments } from './visible-segments.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
 import { dropSavedViews, saveView } from './saved-views.js';
+import { parseDatabaseUrl } from './database-url.js';
+import { describeStoreFailure } from './store-open-error.js';
 
 /** Rows per INSERT statement: large appends go in several statements of one transaction. */
 const INSERT_CHUNK = 1000;
@@ -158,9 +160,18 @@ export class HistoryStore {
     this.#database = database;
   }
 
-  /** Opens (and migrates) the store at a PGlite directory, in memory, or on a server. */
+  /**
+   * Opens (and migrates) the store at a PGlite directory, in memory, or on a server.
+   * @throws SlidingContextError `INVALID_DATABASE_URL` before connecting; `STORE_UNAVAILABLE` when
+   * the server or directory cannot be used, saying why
+   */
   static async open(location: StoreLocation): Promise<HistoryStore> {
-    return new HistoryStore(await openDatabase(location));
+    if ('databaseUrl' in location) parseDatabaseUrl(location.databaseUrl);
+    try {
+      return new HistoryStore(await openDatabase(location));
+    } catch (error) {
+      throw describeStoreFailure(error, location);
+    }
   }
 
   get engine(): 'pglite' | 'postgres' {

@@ -23,9 +23,11 @@ async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
   try {
     const applied = await db.selectFrom('kysely_migration').select('name').where('name', '=', latestMigration).executeTakeFirst();
     return applied !== undefined;
-  } catch {
-    // No migrations table yet: a new store.
-    return false;
+  } catch (error) {
+    // No migrations table yet (undefined_table): a new store. Anything else, such as a directory
+    // PGlite cannot start on, is no reason to drop the saved views: it is the store's failure.
+    if (typeof error === 'object' && error !== null && 'code' in error && error.code === '42P01') return false;
+    throw error;
   }
 }
 

@@ -42,16 +42,10 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     const pinned = input.pinFirstExchange && index === 0;
     const inWindow = pinned || index >= firstInWindow;
     if (inWindow) {
-      windowCounts.push(...messageCounts.slice(exchange.firstMessage, exchange.lastMessage + 1));
-      windowCounts.push(...exchange.groupCounts);
-      windowMessages.push(
-        ...insertAbortedResults(
-          messages,
-          exchange.firstMessage,
-          exchange.lastMessage,
-          exchange.groups,
-        ),
-      );
+      // One push per item: an exchange may hold more messages than a call takes arguments.
+      for (const count of messageCounts.slice(exchange.firstMessage, exchange.lastMessage + 1)) windowCounts.push(count);
+      for (const count of exchange.groupCounts) windowCounts.push(count);
+      for (const message of insertAbortedResults(messages, exchange.firstMessage, exchange.lastMessage, exchange.groups)) windowMessages.push(message);
       for (const call of exchange.groups.flat()) {
         syntheticResults.push({
           toolCallId: call.toolCallId,

@@ -270,7 +270,10 @@ export class WindowState {
     for (let index = Math.max(this.#firstInWindow, this.#firstUnpinned); index < this.#exchanges.length; index++) sent.push(index);
     for (const index of sent) {
       const exchange = this.#exchanges[index] as ExchangeRecord;
-      messages.push(...insertAbortedResults(this.#messages, exchange.firstMessage, exchange.lastMessage, abortedGroups(exchange, sortedGroupCounts(exchange))));
+      const groups = abortedGroups(exchange, sortedGroupCounts(exchange));
+      const exchangeMessages = insertAbortedResults(this.#messages, exchange.firstMessage, exchange.lastMessage, groups);
+      // One push per message: an exchange may hold more messages than a call takes arguments.
+      for (const message of exchangeMessages) messages.push(message);
     }
     return messages;
   }

@@ -70,7 +70,9 @@ export function renderScrollback(messages: readonly ModelMessage[], exchanges: r
       lines.push('', renderContextRule(style.width), '');
       if (summarized > 0) lines.push(dim(style, `  (a summary of the ${formatNumber(summarized)} exchanges above is pinned here)`), '');
     }
-    for (const message of messages.slice(exchange.firstMessage, exchange.lastMessage + 1)) lines.push(...messageLines(message, style));
+    for (const message of messages.slice(exchange.firstMessage, exchange.lastMessage + 1)) {
+      for (const line of messageLines(message, style)) lines.push(line);
+    }
     lines.push('');
   });
   if (firstIn === -1) lines.push(renderContextRule(style.width), '');

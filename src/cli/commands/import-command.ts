@@ -50,7 +50,8 @@ async function readTranscriptFile(io: CliIo, file: string, flags: ImportFlags, f
     const reason = error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('INVALID_INPUT', `Cannot read ${file}: ${reason}.`, { cause: error });
   }
-  return readTranscript(parseJsonLines(lines), { format, strict: flags.strict, source: file === '-' ? 'stdin' : file });
+  const source = file === '-' ? 'stdin' : file;
+  return readTranscript(parseJsonLines(lines, source), { format, strict: flags.strict, source });
 }
 
 /** Reads what `import` was given: a provider body or message array, or an agent transcript. */
@@ -60,7 +61,7 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
   const text = await readInputText(io, file);
   const source = file === '-' ? 'stdin' : file;
   if (flags.format === undefined && isJsonLines(text)) {
-    return readTranscript(parseJsonLines(text.split('\n')), { strict: flags.strict, source });
+    return readTranscript(parseJsonLines(text.split('\n'), source), { strict: flags.strict, source });
   }
   return parseConversationInput(text, source, parseFormatOption(flags.format));
 }

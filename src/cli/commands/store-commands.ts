@@ -13,6 +13,7 @@ import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { readSavedView } from '../../store/saved-views.js';
+import { describeStoreFailure } from '../../store/store-open-error.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
@@ -95,6 +96,15 @@ async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unkno
   };
 }
 
+/** The saved outline of an agent, read under the directory lock, which a folder not writable refuses. */
+function readSavedOutline(dataDir: string, agentId: string): unknown {
+  try {
+    return readSavedView(dataDir, HISTORY_OUTLINE_VIEW, agentId);
+  } catch (error) {
+    throw describeStoreFailure(error, { dataDir });
+  }
+}
+
 /**
  * `history <agent>`: the exchanges out of and in the window, with the rule between them. Planned
  * from the agent's outline (no bodies, no tokenizer while the counts are stored for its model).
@@ -107,7 +117,7 @@ export async function runHistoryCommand(
   io: CliIo,
 ): Promise<void> {
   const location = cliStoreLocation(io, flags);
-  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedView(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
+  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedOutline(location.dataDir, agentId)) : undefined;
   const fromSaved = saved && (await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)));
   if (fromSaved) {
     printHistory(io, agentId, flags, fromSaved);
@@ -123,9 +133,10 @@ function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { pl
   if (flags.json) {
     const json = toWindowJson(plan, 'neutral', undefined);
     // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
-    const planned = [...plan.exchanges];
+    // An index, not shift(): shifting a long array moves every element each time.
+    let next = 0;
     const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
-      const exchange = summarized ? undefined : planned.shift();
+      const exchange = summarized ? undefined : plan.exchanges[next++];
       return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
     });
     io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
@@ -139,6 +150,10 @@ export function renderAgentHistory(agentId: string, { plan, exchanges, summary }
   return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges));
 }
 
+// Folded pairwise, not Math.min(...covered): a summary may stand for more exchanges than a call takes arguments.
+const lower = (low: number, index: number) => Math.min(low, index);
+const higher = (high: number, index: number) => Math.max(high, index);
+
 /** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
 function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
   const summarized = exchanges.filter((exchange) => exchange.summarized);
@@ -148,7 +163,7 @@ function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory
     text: summary.data.text,
     summarizer: summary.data.summarizer,
     coveredExchanges: summary.data.coveredExchanges,
-    exchanges: covered.length > 0 ? { first: Math.min(...covered), last: Math.max(...covered) } : null,
+    exchanges: covered.length > 0 ? { first: covered.reduce(lower), last: covered.reduce(higher) } : null,
     // A rolling summary covers everything from its first exchange on, not only its own range.
     messages: { first: start ? { agentId: start.agentId, seq: start.firstSeq } : summary.first, last: summary.last },
     tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,

@@ -52,9 +52,16 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
     ].join('  ');
   const outside = exchanges.filter((exchange) => !exchange.inWindow);
   const inside = exchanges.filter((exchange) => exchange.inWindow);
-  if (outside.length > 0) lines.push('Outside the window (kept in the history):', ...outside.map(row), '');
+  // One push per row: a long history has more exchanges than a call takes arguments.
+  if (outside.length > 0) {
+    lines.push('Outside the window (kept in the history):');
+    for (const exchange of outside) lines.push(row(exchange));
+    lines.push('');
+  }
   // The summary is sent: it sits after the rule, pinned before the exchanges in the window.
-  lines.push(renderContextRule(100), '', ...(summary ? renderSummary(summary) : []), ...inside.map(row));
+  lines.push(renderContextRule(100), '');
+  if (summary) for (const line of renderSummary(summary)) lines.push(line);
+  for (const exchange of inside) lines.push(row(exchange));
   if (exchanges.length === 0) lines.push('(no exchanges yet)');
   lines.push(
     '',

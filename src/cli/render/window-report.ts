@@ -19,7 +19,9 @@ function pad(text: string, width: number, align: 'left' | 'right' = 'left'): str
  */
 export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMessage[], format?: string): string {
   const indexWidth = Math.max(1, String(plan.exchanges.length - 1).length);
-  const tokensWidth = Math.max(6, ...plan.exchanges.map((e) => formatNumber(e.tokens).length));
+  // A loop, not Math.max(...widths): a long history has more exchanges than a call takes arguments.
+  let tokensWidth = 6;
+  for (const exchange of plan.exchanges) tokensWidth = Math.max(tokensWidth, formatNumber(exchange.tokens).length);
   const header = [
     pad('#', indexWidth, 'right'),
     pad('request', TITLE_WIDTH),

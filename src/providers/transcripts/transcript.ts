@@ -3,6 +3,7 @@ import { isSlidingContextError, SlidingContextError } from '../../errors/sliding
 import { formatIssue } from '../../message/_format-issue.js';
 import { isRecord } from '../../message/is-record.js';
 import type { Message, ToolDefinition } from '../../message/message.js';
+import { looksBinary, printableText, requireJsonDepth } from '../../message/parse-json-text.js';
 import type { ConversionOptions, ConvertedRequest } from '../conversion.js';
 
 /** One non-blank line of a JSONL transcript, parsed, with its 1-based line number. */
@@ -32,8 +33,12 @@ export interface Transcript {
   readonly skipped: Readonly<Record<string, number>>;
 }
 
-/** Parses JSONL: each non-blank line one JSON object; any other line is broken. */
-export function parseJsonLines(lines: Iterable<string>): { records: TranscriptLine[]; broken: BrokenLine[] } {
+/**
+ * Parses JSONL from `source`: each non-blank line one JSON object; any other line is broken. A
+ * binary file or a line nested too deep for the checks that follow refuses the whole input.
+ * @throws SlidingContextError `INPUT_NOT_TEXT` or `INPUT_TOO_DEEP`, naming the line
+ */
+export function parseJsonLines(lines: Iterable<string>, source = 'input'): { records: TranscriptLine[]; broken: BrokenLine[] } {
   const records: TranscriptLine[] = [];
   const broken: BrokenLine[] = [];
   let line = 0;
@@ -42,13 +47,19 @@ export function parseJsonLines(lines: Iterable<string>): { records: TranscriptLi
     // A byte order mark before the first line is the file's encoding, not part of the JSON.
     const text = line === 1 && each.startsWith('\uFEFF') ? each.slice(1) : each;
     if (text.trim() === '') continue;
-    try {
-      const record = JSON.parse(text) as unknown;
-      if (isRecord(record)) records.push({ line, record });
-      else broken.push({ line, reason: 'not a JSON object' });
-    } catch (error) {
-      broken.push({ line, reason: `not valid JSON (${(error as Error).message})` });
+    if (looksBinary(text)) {
+      throw new SlidingContextError('INPUT_NOT_TEXT', `${source} is not text (line ${line} holds binary bytes); expected JSON lines: a Claude Code session or a Codex rollout.`);
     }
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch (error) {
+      broken.push({ line, reason: `not valid JSON (${printableText(error instanceof Error ? error.message : String(error))})` });
+      continue;
+    }
+    requireJsonDepth(text, source, line);
+    if (isRecord(record)) records.push({ line, record });
+    else broken.push({ line, reason: 'not a JSON object' });
   }
   return { records, broken };
 }

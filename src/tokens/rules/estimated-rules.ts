@@ -60,14 +60,8 @@ function estimatedRules(profile: EstimateProfile): CountingRules {
             );
             break;
           case 'tool-result':
-            measures.push(
-              fixed(profile.toolBlockTokens, false),
-              context.measureText(part.toolCallId),
-              context.measureText(toolOutputText(part.output)),
-              ...toolOutputImages(part.output).map((image) =>
-                profile.image(context, imageDimensionsOf({ type: 'image', image: image.data })),
-              ),
-            );
+            measures.push(fixed(profile.toolBlockTokens, false), context.measureText(part.toolCallId), context.measureText(toolOutputText(part.output)));
+            for (const image of toolOutputImages(part.output)) measures.push(profile.image(context, imageDimensionsOf({ type: 'image', image: image.data })));
             break;
         }
       }
