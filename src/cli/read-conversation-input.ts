@@ -1,11 +1,8 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ToolDefinition } from '../message/message.js';
-<<<<<<< HEAD
+import { parseJsonText } from '../message/parse-json-text.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../providers/transcripts/read-transcript.js';
 import { parseJsonLines, type TranscriptFormat } from '../providers/transcripts/transcript.js';
-=======
-import { parseJsonText } from '../message/parse-json-text.js';
->>>>>>> raw-errors
 import { convertFrom, detectFormat, type WireFormat, wireFormats } from '../providers/wire-format.js';
 import type { CliIo } from './cli-io.js';
 
