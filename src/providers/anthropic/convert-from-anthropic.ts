@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Message, ToolDefinition, ToolResultOutput } from '../../message/message.js';
+import { neutralToolInput } from '../../message/tool-call-input.js';
 import { type ConvertedRequest, conversionError, otherFields, parseBody } from '../conversion.js';
 
 const cacheControl = z.object({ type: z.literal('ephemeral'), ttl: z.string().optional() }).nullish();
@@ -86,7 +87,7 @@ export function convertFromAnthropic(body: unknown): ConvertedRequest {
         }
         case 'tool_use':
           toolNames.set(part.id, part.name);
-          return { type: 'tool-call' as const, toolCallId: part.id, toolName: part.name, input: part.input, ...withCache(part.cache_control) };
+          return { type: 'tool-call' as const, toolCallId: part.id, toolName: part.name, input: neutralToolInput(part.input), ...withCache(part.cache_control) };
         case 'tool_result': {
           const toolName = toolNames.get(part.tool_use_id);
           if (toolName === undefined) {

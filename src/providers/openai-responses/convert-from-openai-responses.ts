@@ -38,8 +38,8 @@ type AssistantParts = Exclude<AssistantMessage['content'], string>;
  * `function_call`, `function_call_output` and `reasoning` items as neutral messages, merging
  * consecutive assistant-side items into one assistant turn and consecutive outputs into one tool
  * message. Item ids and encrypted reasoning travel in `providerOptions.openai`.
- * @throws SlidingContextError naming the field: arguments that are not JSON, an output whose call
- * is missing (`input[4].call_id`).
+ * Arguments that are not JSON are kept as a string input.
+ * @throws SlidingContextError naming the field: an output whose call is missing (`input[4].call_id`).
  */
 export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'OpenAI Responses');
@@ -90,7 +90,7 @@ export function convertFromOpenAiResponses(body: unknown): ConvertedRequest {
         return;
       case 'function_call': {
         toolNames.set(entry.call_id, entry.name);
-        const input = parseArguments(entry.arguments, `${at}.arguments`);
+        const input = parseArguments(entry.arguments);
         const raw = rawArguments(entry.arguments, input).providerOptions?.openai;
         const options = { ...(entry.id ? { itemId: entry.id } : {}), ...raw };
         assistantTurn().push({
