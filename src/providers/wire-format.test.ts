@@ -84,6 +84,23 @@ describe('provider fields survive the trip', () => {
     }
   });
 
+  it('Anthropic: a tool result inside an assistant message goes to the user turn right after its tool_use, so a reused id stays paired', () => {
+    const call = { type: 'tool-call' as const, toolCallId: 'call_abc', toolName: 'read_file', input: { path: 'a.ts' } };
+    const answer = { type: 'tool-result' as const, toolCallId: 'call_abc', toolName: 'read_file', output: { type: 'text' as const, value: 'x' } };
+    const body = buildRequest('anthropic', {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Read a.ts twice.' }, { role: 'assistant', content: [call, answer, call] }, { role: 'tool', content: [answer] }],
+    }) as { messages: { role: string; content: unknown }[] };
+    const types = (content: unknown) => (typeof content === 'string' ? ['text'] : (content as { type: string }[]).map((block) => block.type));
+    expect(body.messages.map((message) => [message.role, types(message.content)])).toEqual([
+      ['user', ['text']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result']],
+    ]);
+  });
+
   it('Anthropic: tool results stay in the user turn, thinking keeps its signature next to its tool_use, cache_control returns', () => {
     const { first, rebuilt } = roundTrip('anthropic', body('anthropic', 'thinking-and-images.json'));
     expect(first.messages[1]).toMatchObject({
