@@ -22,6 +22,7 @@ export { applyEvents, applyEventsTo } from './message/apply-events.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
 export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
+export { RAW_ARGUMENTS_KEY } from './message/tool-call-input.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './store/agent-id.js';
 export {
   type AgentSummary,
@@ -61,7 +62,7 @@ export { createTokenCounter, type TokenCounterOptions } from './tokens/create-to
 export { loadEncoding } from './tokens/encoding/load-encoding.js';
 export type { EncodingName, TextEncoding } from './tokens/encoding/text-encoding.js';
 export { loadTokenCounter } from './tokens/load-token-counter.js';
-export { type ModelInfo, type ModelOverride, resolveModel, type TokenizerChoice } from './tokens/model-catalog.js';
+export { type ModelInfo, modelFamily, type ModelOverride, resolveModel, type TokenizerChoice } from './tokens/model-catalog.js';
 export { inputTokensFromUsage } from './tokens/provider-usage.js';
 export type { ToolChoice } from './tokens/rules/counting-rules.js';
 export { UsageCalibration, type UsageCalibrationOptions } from './tokens/usage-calibration.js';

@@ -41,6 +41,24 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
     expect(overridden.budgetTokens).toBe(111_104);
   });
 
+  it('corrects the model catalog from the file\'s "models", from --models, and from --context-window and --max-output', async () => {
+    const unknown = ['--budget', 'model', '--provider', 'anthropic', '--model', 'claude-future-9'];
+    const warned = await runCli(['window', 'session.json', '--json', ...unknown], { files: { 'session.json': example } });
+    expect(warned.stderr).toMatch(/warning: Unknown model anthropic\/claude-future-9/);
+    const models = { 'anthropic/claude-future-9': { contextWindowTokens: 100_000, maxOutputTokens: 10_000 } };
+    const fromFile = await runCli(['window', 'session.json', '--json', ...unknown], { files: { 'session.json': example, 'sliding-context.config.json': JSON.stringify({ models }) } });
+    expect(fromFile.stderr).not.toMatch(/Unknown model/);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ budgetTokens: 80_000 });
+    expect(await windowWith({}, {}, [...unknown, '--models', JSON.stringify(models)])).toMatchObject({ budgetTokens: 80_000 });
+    expect(await windowWith({}, {}, [...unknown, '--context-window', '50000', '--max-output', '5000'])).toMatchObject({ budgetTokens: 40_000 });
+    // The flags win over the file, field by field; a dated id takes its family's entry.
+    const file = { 'sliding-context.config.json': JSON.stringify({ models: { 'claude-future-9': { contextWindowTokens: 100_000, maxOutputTokens: 10_000 } } }) };
+    expect(await windowWith(file, {}, [...unknown, '--max-output', '20000'])).toMatchObject({ budgetTokens: 70_000 });
+    expect(await windowWith(file, {}, ['--budget', 'model', '--provider', 'anthropic', '--model', 'claude-future-9-20270101'])).toMatchObject({ budgetTokens: 80_000 });
+    await expect(windowWith({}, {}, [...unknown, '--models', '{"x": {"contextWindowTokens": -1}}'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^--models: x\.contextWindowTokens: /) });
+    await expect(windowWith({}, {}, [...unknown, '--context-window', 'big'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^--context-window: /) });
+  });
+
   it.each([
     [{ budget: -5 }, /sliding-context\.config\.json: budget: /],
     [{ policy: 'halves' }, /sliding-context\.config\.json: policy: /],

@@ -4,11 +4,25 @@ import { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold } from '../condens
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { parseJsonText } from '../message/parse-json-text.js';
+import { estimateFamilies, type EstimateFamilyName } from '../tokens/data/estimate-families.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
 
 /** The file the CLI reads its settings from, in the working directory. */
 export const CONFIG_FILE = 'sliding-context.config.json';
+
+const familyNames = Object.keys(estimateFamilies) as [EstimateFamilyName, ...EstimateFamilyName[]];
+
+/** One model's corrections to the catalog, as the config file's `models` and `--models` give them. */
+export const MODEL_OVERRIDE_SCHEMA = z.strictObject({
+  contextWindowTokens: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  encoding: z.enum(['o200k_base', 'cl100k_base']).optional(),
+  estimateFamily: z.enum(familyNames).optional(),
+});
+
+/** Overrides keyed `provider/model` or `model` (a dated id falls back to its family's key). */
+export const MODEL_OVERRIDES_SCHEMA = z.record(z.string().min(1), MODEL_OVERRIDE_SCHEMA);
 
 const profileSchema = z.object({ thresholdPercent: z.number() }).strict();
 
@@ -22,6 +36,8 @@ export const CLI_CONFIG_SCHEMA = z.object({
   pinFirst: z.boolean().optional(),
   dataDir: z.string().min(1).optional(),
   databaseUrl: z.string().min(1).optional(),
+  /** Corrections to the model catalog, keyed `provider/model` or `model`. */
+  models: MODEL_OVERRIDES_SCHEMA.optional(),
   modelBudget: z.object({
     contextWindowTokens: z.number().int().positive().optional(),
     reservedOutputTokens: z.number().int().min(0).optional(),

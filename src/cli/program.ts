@@ -11,6 +11,7 @@ import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
 import type { WindowCommandOptions } from './commands/window-command.js';
 import { applyCliSettings, loadCliConfig } from './cli-config.js';
+import { modelOverrideOptions, recordModelOverrideFlags } from './cli-model-overrides.js';
 import { WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 
 // Each command's module is loaded when the command runs: a command pays only for what it uses.
@@ -47,6 +48,7 @@ export function createProgram(io: CliIo): Command {
     // Flags win over env vars, which win over sliding-context.config.json (or package.json "slidingContext").
     .hook('preAction', async (_, command) => {
       applyCliSettings(command, await loadCliConfig(io), io.env);
+      recordModelOverrideFlags(io, command);
     });
 
   program
@@ -198,5 +200,9 @@ export function createProgram(io: CliIo): Command {
       });
   }
 
+  // Every command that counts for a model takes the catalog's corrections.
+  for (const command of program.commands) {
+    if (command.options.some((option) => option.long === '--model')) for (const option of modelOverrideOptions()) command.addOption(option);
+  }
   return program;
 }

@@ -1,11 +1,12 @@
 import { resolveBudgetTokens } from '../window/budget-tokens.js';
 import { loadCliConfig } from './cli-config.js';
 import type { CliIo } from './cli-io.js';
+import { cliModelOverrides } from './cli-model-overrides.js';
 
 /**
  * The budget the flag or `SLIDING_CONTEXT_TOKENS` gives, or undefined when neither is set.
  * `model` derives it from the model: its context window less reserved output and a safety
- * buffer, with the config file's `modelBudget` overrides.
+ * buffer, with the config file's `modelBudget` overrides and the catalog overrides in force.
  */
 export async function resolveCliBudget(
   io: CliIo,
@@ -18,5 +19,5 @@ export async function resolveCliBudget(
   // The model catalog is loaded only here: `history` and `window` start faster without it.
   const [{ resolveModel }, { modelBudget }] = await Promise.all([import('../tokens/model-catalog.js'), import('../window/model-budget.js')]);
   const overrides = (await loadCliConfig(io)).modelBudget;
-  return modelBudget(resolveModel(target.provider, target.model), overrides).allowedTokens;
+  return modelBudget(resolveModel(target.provider, target.model, await cliModelOverrides(io, target)), overrides).allowedTokens;
 }

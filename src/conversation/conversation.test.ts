@@ -129,20 +129,24 @@ describe('Conversation', () => {
     await store.close();
   });
 
-  it('a tool call id reused from the part of the history it never read is refused, and nothing is stored', async () => {
+  it('a tool call id reused after its call was answered is a new call, kept as sent; one reused while open is refused', async () => {
     const store = await HistoryStore.open({ memory: true });
     const first = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 1500 });
     for (let i = 0; i < 20; i++) await first.append(turn(i));
     // Reopened, it reads only the newest exchanges: call_0 lies in the part it never loaded.
     const reopened = await openConversation({ store, agentId: first.agentId, provider: 'openai', model: 'gpt-4o', counter });
-    expect((await reopened.request()).report.messages.some((message) => JSON.stringify(message).includes('"call_0"'))).toBe(false);
-    await expect(reopened.append(turn(0))).rejects.toMatchObject({ code: 'DUPLICATE_TOOL_CALL_ID', message: expect.stringContaining('messages[1].content[0]') });
-    expect((await store.history(first.agentId)).length).toBe(80);
-    // After a clear the old ids are out of sight, and may be used again.
-    await reopened.clear();
     await reopened.append(turn(0));
-    // Replay starts at the clear: the clear and the new turn.
-    expect((await store.history(first.agentId)).length).toBe(1 + 4);
+    expect((await store.history(first.agentId)).length).toBe(84);
+    const request = JSON.stringify((await reopened.request()).request);
+    expect(request.match(/"call_0"/g)).toHaveLength(2);
+    // A second call of an id whose call is still open cannot be told apart from the first.
+    const open: Message[] = [
+      { role: 'user', content: 'Read both.' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_x', toolName: 'read_file', input: { path: 'a.ts' } }] },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_x', toolName: 'read_file', input: { path: 'b.ts' } }] },
+    ];
+    await expect(reopened.append(open)).rejects.toMatchObject({ code: 'DUPLICATE_TOOL_CALL_ID', message: expect.stringContaining('content[0]: tool call id "call_x" is used by an earlier tool call that has no result yet') });
+    expect((await store.history(first.agentId)).length).toBe(84);
     await store.close();
   });
 

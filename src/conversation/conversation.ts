@@ -2,8 +2,6 @@ import { activeSummary, type StoredSummary, summaryMessage } from '../condense/s
 import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
 import type { Summarizer, SummaryCost, SummaryResult } from '../condense/summarizer.js';
 import { checkSummary, type SummaryFailure, type SummaryFailureReason } from '../condense/summary-failure.js';
-import { pairingError } from '../exchange/require-valid-conversation.js';
-import { toolCallsOf } from '../exchange/tool-parts.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import { findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
@@ -271,7 +269,6 @@ export class Conversation {
     const counts: (TokenCount | null)[] = [];
     let rewound = false;
     try {
-      await this.#refuseReusedToolCallIds(run);
       // The window checks the messages as it takes them; the store writes them only if it did.
       for (const [index, message] of run.entries()) {
         counts.push(message.role === 'event' ? null : this.#options.counter.countMessage({ ...this.#target, message }));
@@ -617,19 +614,6 @@ export class Conversation {
   /** Returns to a mark: what came after it leaves the window (and stays in the history). */
   rewind(label: string): Promise<void> {
     return this.append([{ role: 'event', kind: 'rewind', label }]);
-  }
-
-  /**
-   * The window holds only the newest part of a long history: a tool call id reused from the part
-   * it never read is found in the store, before anything is written.
-   */
-  async #refuseReusedToolCallIds(run: readonly Message[]): Promise<void> {
-    const calls = run.flatMap((message, messageIndex) =>
-      toolCallsOf(message).map(({ part, partIndex }) => ({ messageIndex, partIndex, toolCallId: part.toolCallId })),
-    );
-    const used = await this.#options.store.usedToolCallIds(this.agentId, calls.map((call) => call.toolCallId));
-    const reused = calls.find((call) => used.has(call.toolCallId));
-    if (reused) throw pairingError({ code: 'DUPLICATE_TOOL_CALL_ID', ...reused });
   }
 
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */

@@ -172,19 +172,20 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
  * counts, it gives the same window as the message itself.
  */
 function skeletonOf(entry: MessageOutline): ModelMessage {
-  const calls = entry.toolParts
-    .filter((part) => part.type === 'tool-call')
-    .map((part) => ({ type: 'tool-call' as const, toolCallId: part.toolCallId, toolName: part.toolName, input: {} }));
-  const results = entry.toolParts
-    .filter((part) => part.type === 'tool-result')
-    .map((part) => ({ type: 'tool-result' as const, toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'text' as const, value: '' } }));
+  // In part order: a result pairs with the nearest open call of its id, so order matters.
+  const parts = entry.toolParts.map((part) =>
+    part.type === 'tool-call'
+      ? { type: 'tool-call' as const, toolCallId: part.toolCallId, toolName: part.toolName, input: {} }
+      : { type: 'tool-result' as const, toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'text' as const, value: '' } },
+  );
+  const results = parts.filter((part) => part.type === 'tool-result');
   switch (entry.role) {
     case 'system':
       return { role: 'system', content: '' };
     case 'user':
       return { role: 'user', content: results.length > 0 ? results : (entry.title ?? '') };
     case 'assistant':
-      return { role: 'assistant', content: calls };
+      return { role: 'assistant', content: parts };
     case 'tool':
       return { role: 'tool', content: results };
   }

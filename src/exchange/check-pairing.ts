@@ -1,6 +1,7 @@
 import type { Message } from '../message/message.js';
 import { detectExchanges } from './detect-exchanges.js';
-import { toolCallsOf, toolResultsOf } from './tool-parts.js';
+import { toolPartsOf } from './tool-parts.js';
+import { ToolPairing } from './tool-pairing.js';
 
 /** What can be wrong with the pairing of tool calls and tool results. */
 export type PairingProblemCode =
@@ -28,15 +29,17 @@ export function describePairingProblem(code: PairingProblemCode, messageIndex: n
     case 'MISSING_TOOL_RESULT':
       return `${at}: tool call "${toolCallId}" has no tool result before the next user message`;
     case 'DUPLICATE_TOOL_CALL_ID':
-      return `${at}: tool call id "${toolCallId}" is used by an earlier tool call`;
+      return `${at}: tool call id "${toolCallId}" is used by an earlier tool call that has no result yet`;
     case 'DUPLICATE_TOOL_RESULT':
       return `${at}: tool call "${toolCallId}" already has a tool result`;
   }
 }
 
 /**
- * Reports every tool result without its call, every call without its result and every reused
- * `toolCallId`. Calls and results pair within one exchange, since exchanges are evicted whole.
+ * Reports every tool result without its call, every call without its result, every second result
+ * for one call, and every call whose id is still open. Calls and results pair within one exchange,
+ * since exchanges are evicted whole, in part order: a result pairs with the nearest open call of
+ * its id, and an id used again once its call was answered (or its exchange ended) is a new call.
  */
 export function checkPairing(messages: readonly Message[]): PairingProblem[] {
   const problems: PairingProblem[] = [];
@@ -48,38 +51,22 @@ export function checkPairing(messages: readonly Message[]): PairingProblem[] {
       toolCallId: id,
       description: describePairingProblem(code, messageIndex, partIndex, id),
     });
-
-  const seenCallIds = new Set<string>();
   const exchanges = detectExchanges(messages);
   const segments = [
     { first: 0, last: (exchanges[0]?.firstMessage ?? messages.length) - 1 },
     ...exchanges.map((exchange) => ({ first: exchange.firstMessage, last: exchange.lastMessage })),
   ];
   for (const segment of segments) {
-    const open = new Map<string, { messageIndex: number; partIndex: number }>();
-    const answered = new Set<string>();
+    const pairing = new ToolPairing<{ messageIndex: number; partIndex: number }>();
     for (let messageIndex = segment.first; messageIndex <= segment.last; messageIndex++) {
       const message = messages[messageIndex];
       if (!message) continue;
-      for (const { part, partIndex } of toolCallsOf(message)) {
-        if (seenCallIds.has(part.toolCallId)) {
-          report('DUPLICATE_TOOL_CALL_ID', messageIndex, partIndex, part.toolCallId);
-        }
-        seenCallIds.add(part.toolCallId);
-        open.set(part.toolCallId, { messageIndex, partIndex });
-      }
-      for (const { part, partIndex } of toolResultsOf(message)) {
-        if (answered.has(part.toolCallId)) {
-          report('DUPLICATE_TOOL_RESULT', messageIndex, partIndex, part.toolCallId);
-        } else if (open.delete(part.toolCallId)) {
-          answered.add(part.toolCallId);
-        } else {
-          report('ORPHANED_TOOL_RESULT', messageIndex, partIndex, part.toolCallId);
-        }
+      for (const { part, partIndex } of toolPartsOf(message)) {
+        const code = part.type === 'tool-call' ? pairing.call(part.toolCallId, { messageIndex, partIndex }) : pairing.result(part.toolCallId).problem;
+        if (code) report(code, messageIndex, partIndex, part.toolCallId);
       }
     }
-    for (const [id, where] of open)
-      report('MISSING_TOOL_RESULT', where.messageIndex, where.partIndex, id);
+    for (const [id, where] of pairing.unanswered()) report('MISSING_TOOL_RESULT', where.messageIndex, where.partIndex, id);
   }
   return problems.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
 }

@@ -27,6 +27,18 @@ describe('repairPairing', () => {
     expect(checkPairing(repaired.messages)).toEqual([]);
   });
 
+  it('keeps every result of an id used again once its call was answered, and drops only what has no call', () => {
+    const messages: ModelMessage[] = [user('a'), calls('c1'), results('c1'), calls('c1'), results('c1'), user('b'), calls('c1'), results('c1', 'c1', 'ghost')];
+    const repaired = repairPairing(messages);
+    expect(repaired.repairs.map((repair) => [repair.action, repair.messageIndex, repair.partIndex, repair.toolCallId])).toEqual([
+      ['dropped-duplicate-result', 7, 1, 'c1'],
+      ['dropped-orphaned-result', 7, 2, 'ghost'],
+    ]);
+    expect(repaired.messages).toEqual([...messages.slice(0, 7), results('c1')]);
+    expect(checkPairing(repaired.messages)).toEqual([]);
+    expect(repairPairing(messages.slice(0, 5))).toEqual({ messages: messages.slice(0, 5), repairs: [] });
+  });
+
   it('changes nothing, and says so, when the pairing is sound', () => {
     const messages = [user('a'), calls('c'), results('c')];
     expect(repairPairing(messages)).toEqual({ messages, repairs: [] });

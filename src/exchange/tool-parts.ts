@@ -34,3 +34,12 @@ export function toolResultsOf(message: Message): IndexedPart<ToolResultPart>[] {
   });
   return results;
 }
+
+/** The tool-call and tool-result parts of a message, in part order. */
+export function toolPartsOf(message: Message): IndexedPart<ToolCallPart | ToolResultPart>[] {
+  const parts: IndexedPart<ToolCallPart | ToolResultPart>[] = [];
+  partsOf(message).forEach((part, partIndex) => {
+    if (part.type === 'tool-call' || part.type === 'tool-result') parts.push({ part, partIndex });
+  });
+  return parts;
+}

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ToolDefinition } from '../message/message.js';
+import { toolArgumentsText } from '../message/tool-call-input.js';
 import { formatIssue } from '../message/_format-issue.js';
 
 /** A provider body taken apart into the neutral model, with everything else it carried. */
@@ -53,29 +54,31 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   throw new SlidingContextError('INVALID_INPUT', `The body is not a valid ${format} request: ${detail}.`, { cause: result.error });
 }
 
-/** Parses tool-call arguments, which must be a JSON object or empty. */
-export function parseArguments(text: string, path: string): unknown {
+/**
+ * Parses tool-call arguments: empty is `{}`, JSON is its value, and text that is not JSON is kept
+ * as it is, a string input (see `RAW_ARGUMENTS_KEY`), so that the call and its result are kept.
+ */
+export function parseArguments(text: string): unknown {
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw conversionError(path, `tool-call arguments are not valid JSON (${JSON.stringify(text.slice(0, 40))})`);
+    return text;
   }
 }
 
 /**
  * Keeps the arguments text as sent when it is not what `JSON.stringify` would write (spacing,
- * key order), so that the body rebuilt is the same bytes and counts the same.
+ * key order, a JSON string), so that the body rebuilt is the same bytes and counts the same. Raw
+ * text that is not JSON is the input itself, and needs no copy.
  */
 export function rawArguments(text: string, input: unknown): { providerOptions?: { openai: { arguments: string } } } {
-  return text === JSON.stringify(input) ? {} : { providerOptions: { openai: { arguments: text } } };
+  const same = typeof input === 'string' ? input === text : text === JSON.stringify(input);
+  return same ? {} : { providerOptions: { openai: { arguments: text } } };
 }
 
-/** The arguments text to send for a tool call: the original when kept, else the input as JSON. */
-export function argumentsText(part: { input: unknown; providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined }): string {
-  const raw = part.providerOptions?.openai?.arguments;
-  return typeof raw === 'string' ? raw : JSON.stringify(part.input ?? {});
-}
+/** The arguments text to send for a tool call: the original when kept, raw text as it is, else the input as JSON. */
+export const argumentsText = toolArgumentsText;
 
 /** Keeps the fields of `body` other than `taken`. */
 export function otherFields(body: Readonly<Record<string, unknown>>, taken: readonly string[]): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyEvents } from '../message/apply-events.js';
-import { buildRequest, convertFrom, detectFormat, type WireFormat } from './wire-format.js';
+import { buildRequest, convertFrom, detectFormat, type WireFormat, wireFormats } from './wire-format.js';
 
 const fixtureDir = new URL('./__fixtures__/', import.meta.url);
 const formats = ['openai-chat', 'openai-responses', 'anthropic', 'google', 'ai-sdk'] as const;
@@ -43,6 +43,62 @@ describe('provider fields survive the trip', () => {
     expect(first.messages[2]).toMatchObject({ role: 'assistant', content: [{ type: 'tool-call', toolName: 'get_current_weather', input: { location: 'San Francisco, CA' } }, {}, {}] });
     expect(first.messages[3]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_FthC9qRpsL5kBpwwyw6c7j4k', toolName: 'get_current_weather' }] });
     expect(rebuilt).toEqual(body('openai-chat', 'parallel-tool-calls.json'));
+  });
+
+  it('OpenAI Chat: arguments that are not JSON keep their call as raw text, and the call its output', () => {
+    const given = body('openai-chat', 'invalid-arguments.json');
+    const { first, rebuilt } = roundTrip('openai-chat', given);
+    const raw = '{"path": "a.ts"';
+    expect(first.messages[2]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_Qm3vXz7LkP2aRt9Yb4Nc8Hd1', toolName: 'read_file', input: raw }] });
+    expect(first.messages[3]).toMatchObject({ role: 'tool', content: [{ toolCallId: 'call_Qm3vXz7LkP2aRt9Yb4Nc8Hd1', output: { type: 'text', value: expect.stringContaining('not valid JSON') } }] });
+    expect(rebuilt).toEqual(given);
+    const neutral = { model: 'm', ...first, messages: applyEvents(first.messages) };
+    // Anthropic and Gemini take an object: the raw text travels as { _raw_arguments } and comes back as text.
+    const anthropic = buildRequest('anthropic', neutral) as { messages: { content: unknown }[] };
+    expect(anthropic.messages[1]?.content).toEqual([{ type: 'tool_use', id: 'call_Qm3vXz7LkP2aRt9Yb4Nc8Hd1', name: 'read_file', input: { _raw_arguments: raw } }]);
+    const google = buildRequest('google', neutral) as { contents: { parts: unknown[] }[] };
+    expect(google.contents[1]?.parts).toEqual([{ functionCall: { id: 'call_Qm3vXz7LkP2aRt9Yb4Nc8Hd1', name: 'read_file', args: { _raw_arguments: raw } } }]);
+    const responses = buildRequest('openai-responses', neutral) as { input: unknown[] };
+    expect(responses.input).toContainEqual({ type: 'function_call', call_id: 'call_Qm3vXz7LkP2aRt9Yb4Nc8Hd1', name: 'read_file', arguments: raw });
+    for (const format of ['anthropic', 'google', 'openai-responses', 'ai-sdk'] as const) {
+      const back = convertFrom(format, buildRequest(format, neutral));
+      expect(back.messages.find((message) => message.role === 'assistant')).toEqual(first.messages[2]);
+    }
+  });
+
+  it('a call id used again in a later turn, after its call was answered, survives every format with each result after its own call', () => {
+    const given = body('openai-chat', 'reused-tool-call-id.json');
+    const { first, rebuilt } = roundTrip('openai-chat', given);
+    expect(rebuilt).toEqual(given);
+    const neutral = { model: 'm', ...first, messages: applyEvents(first.messages) };
+    const anthropic = buildRequest('anthropic', neutral) as { messages: { role: string; content: { type: string; id?: string; tool_use_id?: string }[] | string }[] };
+    const blocks = anthropic.messages.map((message) => (typeof message.content === 'string' ? [] : message.content));
+    const uses = blocks.flatMap((turn, index) => turn.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id, index })));
+    expect(uses.map((use) => use.id)).toEqual(['call_abc', 'call_abc', 'call_abc']);
+    // Each tool_result is in the very next turn, and that turn begins with it.
+    for (const use of uses) expect(blocks[use.index + 1]?.[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'call_abc' });
+    for (const format of wireFormats) {
+      const back = convertFrom(format, buildRequest(format, neutral));
+      const ids = applyEvents(back.messages).flatMap((message) => (typeof message.content === 'string' || message.role === 'system' ? [] : message.content.flatMap((part) => ('toolCallId' in part ? [part.toolCallId] : []))));
+      expect(ids).toEqual(Array(6).fill('call_abc'));
+    }
+  });
+
+  it('Anthropic: a tool result inside an assistant message goes to the user turn right after its tool_use, so a reused id stays paired', () => {
+    const call = { type: 'tool-call' as const, toolCallId: 'call_abc', toolName: 'read_file', input: { path: 'a.ts' } };
+    const answer = { type: 'tool-result' as const, toolCallId: 'call_abc', toolName: 'read_file', output: { type: 'text' as const, value: 'x' } };
+    const body = buildRequest('anthropic', {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Read a.ts twice.' }, { role: 'assistant', content: [call, answer, call] }, { role: 'tool', content: [answer] }],
+    }) as { messages: { role: string; content: unknown }[] };
+    const types = (content: unknown) => (typeof content === 'string' ? ['text'] : (content as { type: string }[]).map((block) => block.type));
+    expect(body.messages.map((message) => [message.role, types(message.content)])).toEqual([
+      ['user', ['text']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result']],
+      ['assistant', ['tool_use']],
+      ['user', ['tool_result']],
+    ]);
   });
 
   it('Anthropic: tool results stay in the user turn, thinking keeps its signature next to its tool_use, cache_control returns', () => {
@@ -88,7 +144,6 @@ describe('bad input is a clear error naming the field', () => {
   const cases: [string, WireFormat, unknown, string, RegExp][] = [
     ['an unknown role', 'openai-chat', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'INVALID_INPUT', /messages\[0\]\.role: expected "system" \| "developer" \| "user" \| "assistant" \| "tool", received "robot"/],
     ['a tool result whose call is missing', 'openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] }, 'ORPHANED_TOOL_RESULT', /messages\[1\]\.tool_call_id: no earlier assistant message has a tool call "nope"/],
-    ['arguments that are not JSON', 'openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a": ' } }] }] }, 'INVALID_MESSAGE', /messages\[1\]\.tool_calls\[0\]\.function\.arguments: tool-call arguments are not valid JSON/],
     ['an Anthropic tool_result without its tool_use', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] }, 'ORPHANED_TOOL_RESULT', /messages\[0\]\.content\[0\]\.tool_use_id/],
     ['an Anthropic block missing a field', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, 'INVALID_INPUT', /messages\[0\]\.content\[0\]\.tool_use_id: expected string/],
     ['a Responses output without its call', 'openai-responses', { model: 'm', input: [{ type: 'function_call_output', call_id: 'c9', output: 'x' }] }, 'ORPHANED_TOOL_RESULT', /input\[0\]\.call_id/],

@@ -43,6 +43,11 @@ export interface ConversationArbitraryOptions {
   readonly maxExchanges?: number;
   /** Include mark, rewind and clear events. */
   readonly events?: boolean;
+  /**
+   * Draw call ids from a pool of four, as some models do: an id comes back once its call was
+   * answered (or its exchange ended), never while it is open.
+   */
+  readonly reusedIds?: boolean;
 }
 
 /** A generated conversation: system prompt, tools and the raw history (events included). */
@@ -97,7 +102,7 @@ export function conversationArbitrary(
           messages.push({ role: 'system', content: 'Note: the user is on call.' });
         const call = () => ({
           type: 'tool-call' as const,
-          toolCallId: `call_${++callNumber}`,
+          toolCallId: options.reusedIds ? `call_${++callNumber % 4}` : `call_${++callNumber}`,
           toolName: callNumber % 2 ? 'read_file' : 'run_command',
           input: { path: `src/file-${callNumber}.ts` },
         });

@@ -157,3 +157,23 @@ describe('createTokenCounter', () => {
     );
   });
 });
+
+describe('a tool call whose arguments are not JSON', () => {
+  const raw = '{"path": "a.ts"';
+  const call = (input: unknown, options?: Record<string, string>): ModelMessage => ({
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'read_file', input, ...(options ? { providerOptions: { openai: options } } : {}) }],
+  });
+  const counter = createTokenCounter({ encodings: { o200k_base: o200k } });
+
+  it('counts its raw text as OpenAI is sent it, not the text quoted as a JSON string', () => {
+    const asSent = counter.countMessage({ ...gpt4o, message: call({}, { arguments: raw }) });
+    expect(counter.countMessage({ ...gpt4o, message: call(raw) })).toEqual(asSent);
+    expect(asSent.tokens).toBe(counter.countMessage({ ...gpt4o, message: call({}) }).tokens - o200k.countText('{}') + o200k.countText(raw));
+  });
+
+  it('counts the object Anthropic is sent it in', () => {
+    const claude = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+    expect(counter.countMessage({ ...claude, message: call(raw) })).toEqual(counter.countMessage({ ...claude, message: call({ _raw_arguments: raw }) }));
+  });
+});

@@ -1,7 +1,6 @@
 import * as openAiModels from 'gpt-tokenizer/models';
 import { modelToEncodingMap } from 'gpt-tokenizer/mapping';
-import { anthropicModels } from 'tokenlens/providers/anthropic';
-import { googleModels } from 'tokenlens/providers/google';
+import { ANTHROPIC_MODELS, GOOGLE_MODELS, OPENAI_MODELS } from 'llm-zoo/providers';
 import { type EstimateFamilyName, estimateFamilyByPrefix } from './data/estimate-families.js';
 import type { EncodingName } from './encoding/text-encoding.js';
 
@@ -43,17 +42,48 @@ const providerDefaults: Readonly<Record<string, Limits>> = {
 };
 const unknownProvider: Limits = { contextWindowTokens: 128_000, maxOutputTokens: 8192 };
 
-type TokenlensCatalog = Readonly<Record<string, { readonly limit?: { readonly context?: number; readonly output?: number } }>>;
+/** A catalog's entries: each model's API id with its limits. */
+type Catalog = Readonly<Record<string, { readonly fullName: string; readonly contextWindow: number; readonly maxOutputTokens: number }>>;
 
-function tokenlensLimits(models: TokenlensCatalog, model: string): Limits | undefined {
-  const limit = models[model]?.limit;
-  if (!limit?.context) return undefined;
-  return { contextWindowTokens: limit.context, maxOutputTokens: limit.output ?? 8192 };
+/** A date at the end of a model id: `-20250929` (Anthropic) or `-2025-08-07` (OpenAI). */
+const DATE_SUFFIX = /-(?:\d{8}|\d{4}-\d{2}-\d{2})$/;
+
+/** The family a model id belongs to: the id without a trailing date. */
+export function modelFamily(model: string): string {
+  return model.replace(DATE_SUFFIX, '');
 }
 
+/**
+ * A lookup over a catalog by id and by family, so that `claude-sonnet-4-5-20250929` finds
+ * `claude-sonnet-4-5` and `claude-haiku-4-5` finds `claude-haiku-4-5-20251001`. Built on first use.
+ */
+function catalogLookup(catalog: () => Catalog): (model: string) => Limits | undefined {
+  let index: Map<string, Limits> | undefined;
+  return (model) => {
+    if (!index) {
+      const built = new Map<string, Limits>();
+      const entries = Object.values(catalog()).filter((entry) => entry.contextWindow > 0);
+      // Exact ids first, then families: an id the catalog lists wins over another id of its family.
+      const limitsOf = (entry: Catalog[string]): Limits => ({ contextWindowTokens: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens });
+      for (const entry of entries) if (!built.has(entry.fullName)) built.set(entry.fullName, limitsOf(entry));
+      for (const entry of entries) {
+        const family = modelFamily(entry.fullName);
+        if (!built.has(family)) built.set(family, limitsOf(entry));
+      }
+      index = built;
+    }
+    return index.get(model) ?? index.get(modelFamily(model));
+  };
+}
+
+const anthropicLimits = catalogLookup(() => ANTHROPIC_MODELS);
+const googleLimits = catalogLookup(() => GOOGLE_MODELS);
+const otherOpenAiLimits = catalogLookup(() => OPENAI_MODELS);
+
 function openAiLimits(model: string): Limits | undefined {
-  const spec = (openAiModels as Readonly<Record<string, { context_window?: number; max_output_tokens?: number } | undefined>>)[model];
-  if (!spec?.context_window) return undefined;
+  const specs = openAiModels as Readonly<Record<string, { context_window?: number; max_output_tokens?: number } | undefined>>;
+  const spec = specs[model]?.context_window ? specs[model] : specs[modelFamily(model)];
+  if (!spec?.context_window) return otherOpenAiLimits(model);
   return { contextWindowTokens: spec.context_window, maxOutputTokens: spec.max_output_tokens ?? 16_384 };
 }
 
@@ -67,11 +97,11 @@ const providers: Readonly<Record<string, { limits(model: string): Limits | undef
     },
   },
   anthropic: {
-    limits: (model) => tokenlensLimits(anthropicModels.models, model),
+    limits: anthropicLimits,
     tokenizer: (model) => estimateFor('anthropic', model),
   },
   google: {
-    limits: (model) => tokenlensLimits(googleModels.models, model),
+    limits: googleLimits,
     tokenizer: (model) => estimateFor('google', model),
   },
 };
@@ -83,8 +113,9 @@ function estimateFor(provider: 'anthropic' | 'google', model: string): Tokenizer
 
 /**
  * Looks a model up: context window and max output from maintained catalogs (gpt-tokenizer for
- * OpenAI, tokenlens for Anthropic and Google), the tokenizer from gpt-tokenizer's encoding map or
- * our estimate families, and any override on top. Unknown models get their provider's defaults
+ * OpenAI, llm-zoo for Anthropic, Google and older OpenAI ids), a dated id as its family, the
+ * tokenizer from gpt-tokenizer's encoding map or our estimate families, and any override on top
+ * (keyed `provider/model`, `model` or the family). Unknown models get their provider's defaults
  * and `known: false`, so that callers can warn.
  */
 export function resolveModel(
@@ -92,7 +123,8 @@ export function resolveModel(
   model: string,
   overrides: Readonly<Record<string, ModelOverride>> = {},
 ): ModelInfo {
-  const override = overrides[`${provider}/${model}`] ?? overrides[model];
+  const family = modelFamily(model);
+  const override = overrides[`${provider}/${model}`] ?? overrides[model] ?? overrides[`${provider}/${family}`] ?? overrides[family];
   const entry = providers[provider];
   const limits = entry?.limits(model);
   const fallback = providerDefaults[provider] ?? unknownProvider;

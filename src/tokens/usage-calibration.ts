@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../message/message.js';
 import { toolOutputText } from '../message/tool-output-text.js';
+import { toolArgumentsText } from '../message/tool-call-input.js';
 import { classifyContent, type ContentType } from './content-type.js';
 import { sumTokenCounts } from './sum-token-counts.js';
 import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from './token-counter.js';
@@ -29,7 +30,7 @@ function textOf(message: ModelMessage): string {
     .map((part) => {
       if (part.type === 'text' || part.type === 'reasoning') return part.text;
       if (part.type === 'tool-result') return toolOutputText(part.output);
-      if (part.type === 'tool-call') return JSON.stringify(part.input);
+      if (part.type === 'tool-call') return toolArgumentsText(part);
       return '';
     })
     .join('\n');

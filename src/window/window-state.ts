@@ -1,6 +1,7 @@
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import { leadInError, pairingError } from '../exchange/require-valid-conversation.js';
-import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
+import { toolPartsOf } from '../exchange/tool-parts.js';
+import { ToolPairing } from '../exchange/tool-pairing.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
 import {
@@ -46,8 +47,8 @@ interface ExchangeRecord {
   readonly firstMessage: number;
   lastMessage: number;
   messageTokens: number;
-  /** Unanswered calls in call order. */
-  readonly open: Map<string, UnansweredCall>;
+  /** The exchange's calls and results; its unanswered calls in call order. */
+  readonly pairing: ToolPairing<UnansweredCall>;
   /** Synthetic result message count for each message with unanswered calls. */
   readonly groupCounts: Map<number, TokenCount>;
   syntheticTokens: number;
@@ -60,7 +61,7 @@ const sortedGroupCounts = (exchange: ExchangeRecord) => [...exchange.groupCounts
 
 /** The unanswered calls of each entry of {@link sortedGroupCounts}. */
 function abortedGroups(exchange: ExchangeRecord, entries: readonly (readonly [number, TokenCount])[]): (readonly UnansweredCall[])[] {
-  const byCallMessage = groupByCallMessage(exchange.open.values());
+  const byCallMessage = groupByCallMessage(exchange.pairing.unanswered().map(([, call]) => call));
   return entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []);
 }
 
@@ -78,8 +79,6 @@ export class WindowState {
   #messageCounts: TokenCount[] = [];
   #marks: ActiveMark[] = [];
   #exchanges: ExchangeRecord[] = [];
-  #callIds = new Set<string>();
-  #answered = new Set<string>();
   #preambleMessages = 0;
   #preambleTokens: number;
   #firstInWindow: number;
@@ -313,12 +312,11 @@ export class WindowState {
       return;
     }
     if (opensExchange) {
-      this.#answered.clear();
       this.#exchanges.push({
         firstMessage: index,
         lastMessage: index,
         messageTokens: count.tokens,
-        open: new Map(),
+        pairing: new ToolPairing(),
         groupCounts: new Map(),
         syntheticTokens: 0,
       });
@@ -328,54 +326,42 @@ export class WindowState {
     this.#addToExchange(current as ExchangeRecord, message, index, count);
   }
 
+  /**
+   * Tries the message's calls and results, in part order, on a copy of the exchange's pairing.
+   * @throws SlidingContextError for the first part that would break the pairing.
+   */
   #requireValidPairing(message: ModelMessage, index: number, exchange: ExchangeRecord): void {
-    const newCalls = new Set<string>();
-    for (const { part, partIndex } of toolCallsOf(message)) {
-      if (this.#callIds.has(part.toolCallId) || newCalls.has(part.toolCallId)) {
-        throw pairingError({ code: 'DUPLICATE_TOOL_CALL_ID', messageIndex: index, partIndex, toolCallId: part.toolCallId });
-      }
-      newCalls.add(part.toolCallId);
-    }
-    const newResults = new Set<string>();
-    for (const { part, partIndex } of toolResultsOf(message)) {
-      const id = part.toolCallId;
-      if (this.#answered.has(id) || newResults.has(id)) {
-        throw pairingError({ code: 'DUPLICATE_TOOL_RESULT', messageIndex: index, partIndex, toolCallId: id });
-      }
-      if (!exchange.open.has(id) && !newCalls.has(id)) {
-        throw pairingError({ code: 'ORPHANED_TOOL_RESULT', messageIndex: index, partIndex, toolCallId: id });
-      }
-      newResults.add(id);
-    }
+    const parts = toolPartsOf(message);
+    if (parts.length > 0) this.#pair(exchange.pairing.copy(new Set(parts.map(({ part }) => part.toolCallId))), parts, index);
   }
 
-  #addToExchange(
-    exchange: ExchangeRecord,
-    message: ModelMessage,
-    index: number,
-    count: TokenCount,
-  ) {
+  /**
+   * Feeds a message's calls and results to a pairing; returns the call messages whose unanswered
+   * calls changed.
+   * @throws SlidingContextError for the first part that breaks the pairing.
+   */
+  #pair(pairing: ToolPairing<UnansweredCall>, parts: ReturnType<typeof toolPartsOf>, index: number): Set<number> {
+    const touched = new Set<number>();
+    for (const { part, partIndex } of parts) {
+      const toolCallId = part.toolCallId;
+      if (part.type === 'tool-call') {
+        const problem = pairing.call(toolCallId, { toolCallId, toolName: part.toolName, callMessage: index });
+        if (problem) throw pairingError({ code: problem, messageIndex: index, partIndex, toolCallId });
+        touched.add(index);
+        continue;
+      }
+      const paired = pairing.result(toolCallId);
+      if (paired.problem) throw pairingError({ code: paired.problem, messageIndex: index, partIndex, toolCallId });
+      touched.add(paired.call.callMessage);
+    }
+    return touched;
+  }
+
+  #addToExchange(exchange: ExchangeRecord, message: ModelMessage, index: number, count: TokenCount) {
     const before = tokensOf(exchange);
     exchange.lastMessage = index;
     exchange.messageTokens += count.tokens;
-    const touched = new Set<number>();
-    for (const { part } of toolCallsOf(message)) {
-      this.#callIds.add(part.toolCallId);
-      exchange.open.set(part.toolCallId, {
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-        callMessage: index,
-      });
-      touched.add(index);
-    }
-    for (const { part } of toolResultsOf(message)) {
-      const call = exchange.open.get(part.toolCallId);
-      if (!call) continue;
-      exchange.open.delete(part.toolCallId);
-      this.#answered.add(part.toolCallId);
-      touched.add(call.callMessage);
-    }
-    for (const callMessage of touched) this.#recountGroup(exchange, callMessage);
+    for (const callMessage of this.#pair(exchange.pairing, toolPartsOf(message), index)) this.#recountGroup(exchange, callMessage);
     if (this.#isCounted(this.#exchanges.length - 1))
       this.#windowTokens += tokensOf(exchange) - before;
   }
@@ -383,7 +369,7 @@ export class WindowState {
   #recountGroup(exchange: ExchangeRecord, callMessage: number): void {
     const previous = exchange.groupCounts.get(callMessage);
     if (previous) exchange.syntheticTokens -= previous.tokens;
-    const group = [...exchange.open.values()].filter((call) => call.callMessage === callMessage);
+    const group = exchange.pairing.unanswered().map(([, call]) => call).filter((call) => call.callMessage === callMessage);
     if (group.length === 0) {
       exchange.groupCounts.delete(callMessage);
       return;
@@ -399,9 +385,6 @@ export class WindowState {
   /** Drops every message from `length` on, as a clear or a rewind does, and rebuilds the tail. */
   #truncate(length: number): void {
     if (length >= this.#messages.length) return;
-    for (const message of this.#messages.slice(length)) {
-      for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);
-    }
     const kept = this.#messages.slice(0, length);
     while (
       this.#exchanges.length > 0 &&
@@ -423,10 +406,6 @@ export class WindowState {
       this.#firstInWindow,
       Math.max(this.#exchanges.length, this.#firstUnpinned),
     );
-    this.#answered.clear();
-    for (const message of kept.slice(rebuildFrom)) {
-      for (const { part } of toolCallsOf(message)) this.#callIds.delete(part.toolCallId);
-      this.#appendModelMessage(message);
-    }
+    for (const message of kept.slice(rebuildFrom)) this.#appendModelMessage(message);
   }
 }

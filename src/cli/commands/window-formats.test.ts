@@ -57,6 +57,21 @@ describe('window and count on provider bodies', () => {
     const repaired = await runCli(['window', '-', '--repair', '--json'], { stdin: orphan });
     expect(repaired.stderr).toContain('dropped the orphaned tool result for "x"');
   });
+
+  it('a GPT-4o trace that uses one call id for several calls, each answered before the next, windows as sent and needs no repair', async () => {
+    const input = fixture('openai-chat/reused-tool-call-id.json');
+    const { stdout } = await runCli(['window', '-', '--body', '--budget', '100000'], { stdin: input });
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(input));
+    const repaired = await runCli(['window', '-', '--repair', '--body', '--budget', '100000'], { stdin: input });
+    expect(repaired.stderr).not.toContain('repaired:');
+    expect(JSON.parse(repaired.stdout)).toEqual(JSON.parse(input));
+  });
+
+  it('a call whose arguments are not JSON is kept with its output, and sent back as received', async () => {
+    const input = fixture('openai-chat/invalid-arguments.json');
+    const { stdout } = await runCli(['window', '-', '--body', '--repair', '--budget', '100000'], { stdin: input });
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(input));
+  });
 });
 
 describe('window, count and import on the files people have', () => {

@@ -8,6 +8,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { isUrl, splitDataUrl } from '../../message/data-url.js';
 import type { ModelMessage, ProviderOptions, ToolResultOutput } from '../../message/message.js';
+import { objectToolInput } from '../../message/tool-call-input.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
 import type { NeutralRequest } from '../_neutral-request.js';
 import { providerOption, providerString } from '../_provider-option.js';
@@ -66,7 +67,8 @@ function blocksOf(message: ModelMessage): ContentBlockParam[] {
         break;
       }
       case 'tool-call':
-        blocks.push({ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {}, ...cache });
+        // Raw argument text that is not JSON goes as `{ _raw_arguments: text }`: the input must be an object.
+        blocks.push({ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: objectToolInput(part.input) ?? {}, ...cache });
         break;
       case 'tool-result':
         blocks.push({
@@ -83,8 +85,27 @@ function blocksOf(message: ModelMessage): ContentBlockParam[] {
 }
 
 /**
+ * An assistant message that holds tool results split into turns: Anthropic takes a `tool_result`
+ * only in the user turn right after its `tool_use`, so a call id used again for a later call
+ * stays paired with its own result.
+ */
+function turnsOf(message: ModelMessage): ModelMessage[] {
+  if (message.role !== 'assistant' || typeof message.content === 'string' || !message.content.some((part) => part.type === 'tool-result')) return [message];
+  const turns: ModelMessage[] = [];
+  for (const part of message.content) {
+    const role = part.type === 'tool-result' ? 'tool' : 'assistant';
+    const last = turns.at(-1);
+    if (last?.role === 'tool' && part.type === 'tool-result') last.content.push(part);
+    else if (last?.role === 'assistant' && typeof last.content !== 'string' && part.type !== 'tool-result') last.content.push(part);
+    else if (part.type === 'tool-result') turns.push({ role, content: [part] });
+    else turns.push({ ...message, content: [part] });
+  }
+  return turns;
+}
+
+/**
  * Builds an Anthropic Messages body: the system prompt (and any system messages) as `system`,
- * tool results in user turns, consecutive turns of one role merged, thinking blocks with their
+ * tool results in user turns (each right after the turn of its call), consecutive turns of one role merged, thinking blocks with their
  * signatures, and `cache_control` restored wherever `providerOptions.anthropic` carried it.
  */
 export function buildAnthropicRequest(
@@ -96,7 +117,7 @@ export function buildAnthropicRequest(
     .join('\n\n');
   const system: string | TextBlockParam[] | undefined = Array.isArray(originalSystem) ? (originalSystem as TextBlockParam[]) : systemText || undefined;
   const messages: MessageParam[] = [];
-  for (const message of request.messages) {
+  for (const message of request.messages.flatMap(turnsOf)) {
     if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const blocks = blocksOf(message);

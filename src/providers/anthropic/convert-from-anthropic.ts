@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Message, ToolDefinition, ToolResultOutput } from '../../message/message.js';
+import { neutralToolInput } from '../../message/tool-call-input.js';
 import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseBody } from '../conversion.js';
 
 const cacheControl = z.object({ type: z.literal('ephemeral'), ttl: z.string().optional() }).nullish();
@@ -90,7 +91,7 @@ export function convertFromAnthropic(body: unknown, conversion: ConversionOption
         }
         case 'tool_use':
           calls.push([part.id, part.name]);
-          return { type: 'tool-call' as const, toolCallId: part.id, toolName: part.name, input: part.input, ...withCache(part.cache_control) };
+          return { type: 'tool-call' as const, toolCallId: part.id, toolName: part.name, input: neutralToolInput(part.input), ...withCache(part.cache_control) };
         case 'tool_result': {
           const toolName = toolNames.get(part.tool_use_id);
           if (toolName === undefined) {

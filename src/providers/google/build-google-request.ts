@@ -1,6 +1,7 @@
 import type { Content, GenerateContentParameters, Part, Tool } from '@google/genai';
 import { isUrl, splitDataUrl } from '../../message/data-url.js';
 import type { ModelMessage } from '../../message/message.js';
+import { objectToolInput } from '../../message/tool-call-input.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
 import type { NeutralRequest } from '../_neutral-request.js';
 import { providerString } from '../_provider-option.js';
@@ -30,12 +31,15 @@ function partsOf(message: ModelMessage): Part[] {
         }
         break;
       }
-      case 'tool-call':
+      case 'tool-call': {
+        // Raw argument text that is not JSON goes as `{ _raw_arguments: text }`: args must be an object.
+        const input = objectToolInput(part.input);
         parts.push({
-          functionCall: { id: part.toolCallId, name: part.toolName, args: typeof part.input === 'object' && part.input !== null ? { ...part.input } : {} },
+          functionCall: { id: part.toolCallId, name: part.toolName, args: typeof input === 'object' && input !== null ? { ...input } : {} },
           ...signature,
         });
         break;
+      }
       case 'tool-result': {
         const { output } = part;
         const response: Record<string, unknown> =

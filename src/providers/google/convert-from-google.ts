@@ -10,6 +10,8 @@ import type {
   ToolResultPart,
 } from '../../message/message.js';
 
+import { neutralToolInput } from '../../message/tool-call-input.js';
+
 type NeutralPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
 import { type ConvertedRequest, conversionError, otherFields, parseBody } from '../conversion.js';
 
@@ -63,11 +65,12 @@ export function convertFromGoogle(body: unknown): ConvertedRequest {
       if (item.functionCall) {
         const id = item.functionCall.id ?? `call_${index}_${partIndex}`;
         pending.push({ id, name: item.functionCall.name, given: item.functionCall.id !== undefined });
-        return { type: 'tool-call' as const, toolCallId: id, toolName: item.functionCall.name, input: item.functionCall.args ?? {}, ...signature };
+        return { type: 'tool-call' as const, toolCallId: id, toolName: item.functionCall.name, input: neutralToolInput(item.functionCall.args ?? {}), ...signature };
       }
       if (item.functionResponse) {
         const response = item.functionResponse;
-        const match = pending.findIndex((call) => (response.id ? call.id === response.id : call.name === response.name));
+        // By id, the nearest open call of that id; by name, the oldest (parallel calls answer in order).
+        const match = response.id ? pending.findLastIndex((call) => call.id === response.id) : pending.findIndex((call) => call.name === response.name);
         const call = pending[match];
         if (!call) throw conversionError(`${at}.functionResponse`, `no earlier functionCall ${response.id ? `has the id "${response.id}"` : `named "${response.name}" is unanswered`}`, 'ORPHANED_TOOL_RESULT');
         pending.splice(match, 1);

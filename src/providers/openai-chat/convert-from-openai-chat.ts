@@ -38,10 +38,11 @@ const mediaTypeOf = (url: string) => (url.startsWith('data:') ? splitDataUrl(url
 
 /**
  * Takes an OpenAI Chat Completions body apart: messages (system and developer as system
- * messages), tool calls with parsed arguments, tool results named after their calls, images,
+ * messages), tool calls with parsed arguments (text that is not JSON kept as a string input),
+ * tool results named after their nearest call of that id, images,
  * files and audio; `name` and `refusal` go to `providerOptions.openai`.
- * @throws SlidingContextError naming the field: an unknown role, arguments that are not JSON, a
- * tool result whose call is missing.
+ * @throws SlidingContextError naming the field: an unknown role, a tool result whose call is
+ * missing.
  */
 export function convertFromOpenAiChat(body: unknown): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'OpenAI Chat');
@@ -93,9 +94,9 @@ export function convertFromOpenAiChat(body: unknown): ConvertedRequest {
         if (Array.isArray(message.content)) {
           for (const part of message.content) if (part.type === 'text') parts.push({ type: 'text', text: part.text });
         }
-        (message.tool_calls ?? []).forEach((call, callIndex) => {
+        (message.tool_calls ?? []).forEach((call) => {
           toolNames.set(call.id, call.function.name);
-          const input = parseArguments(call.function.arguments, `${at}.tool_calls[${callIndex}].function.arguments`);
+          const input = parseArguments(call.function.arguments);
           parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input, ...rawArguments(call.function.arguments, input) });
         });
         const options = { ...(message.name ? { name: message.name } : {}), ...(message.refusal ? { refusal: message.refusal } : {}) };

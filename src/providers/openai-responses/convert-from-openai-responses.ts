@@ -38,8 +38,9 @@ type AssistantParts = Exclude<AssistantMessage['content'], string>;
  * `function_call`, `function_call_output` and `reasoning` items as neutral messages, merging
  * consecutive assistant-side items into one assistant turn and consecutive outputs into one tool
  * message. Item ids and encrypted reasoning travel in `providerOptions.openai`.
- * @throws SlidingContextError naming the field: arguments that are not JSON, an output whose call
- * is missing (`input[4].call_id`); with `onRefused`, such an item is reported and left out instead.
+ * Arguments that are not JSON are kept as a string input.
+ * @throws SlidingContextError naming the field: an output whose call is missing (`input[4].call_id`);
+ * with `onRefused`, such an item is reported and left out instead.
  */
 export function convertFromOpenAiResponses(body: unknown, conversion: ConversionOptions = {}): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'OpenAI Responses');
@@ -89,7 +90,7 @@ export function convertFromOpenAiResponses(body: unknown, conversion: Conversion
         });
         return;
       case 'function_call': {
-        const input = parseArguments(entry.arguments, `${at}.arguments`);
+        const input = parseArguments(entry.arguments);
         toolNames.set(entry.call_id, entry.name);
         const raw = rawArguments(entry.arguments, input).providerOptions?.openai;
         const options = { ...(entry.id ? { itemId: entry.id } : {}), ...raw };

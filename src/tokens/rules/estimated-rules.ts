@@ -10,6 +10,7 @@ import { countAnthropicImage, countGeminiImage, type ImageTokens } from '../medi
 import type { CountingContext, CountingRules, ToolChoice } from './counting-rules.js';
 import { imageDimensionsOf, measureFile, partsOf, toolOutputImages } from './_parts.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
+import { objectToolInput } from '../../message/tool-call-input.js';
 
 /** What differs between providers counted by estimate. */
 interface EstimateProfile {
@@ -56,7 +57,7 @@ function estimatedRules(profile: EstimateProfile): CountingRules {
           case 'tool-call':
             measures.push(
               fixed(profile.toolBlockTokens, false),
-              context.measureText(JSON.stringify({ id: part.toolCallId, name: part.toolName, input: part.input })),
+              context.measureText(JSON.stringify({ id: part.toolCallId, name: part.toolName, input: objectToolInput(part.input) })),
             );
             break;
           case 'tool-result':

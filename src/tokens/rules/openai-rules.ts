@@ -3,9 +3,9 @@ import type { EncodingName } from '../encoding/text-encoding.js';
 import { addMeasures, fixed, type Measure } from '../measure.js';
 import { countOpenAiImage, type ImageDetail } from '../media/image-tokens.js';
 import type { CountingContext, CountingRules } from './counting-rules.js';
-import { toJson } from '../../message/to-json.js';
 import { imageDimensionsOf, measureFile, partsOf, toolOutputImages } from './_parts.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
+import { toolArgumentsText } from '../../message/tool-call-input.js';
 import { renderOpenAiFunctions } from './render-openai-functions.js';
 
 function framingFor(context: CountingContext) {
@@ -70,7 +70,7 @@ export const openAiRules: CountingRules = {
         case 'tool-call': {
           const call = addMeasures([
             context.measureText(part.toolName),
-            context.measureText(toJson(part.input)),
+            context.measureText(toolArgumentsText(part)),
             fixed(framing.functionCallTokens),
           ]);
           measures.push({ tokens: call.tokens, exact: false });

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkPairing } from '../exchange/check-pairing.js';
+import { repairPairing } from '../exchange/repair-pairing.js';
+import { applyEvents } from '../message/apply-events.js';
+import { buildRequest, convertFrom, wireFormats } from '../providers/wire-format.js';
+import { conversationArbitrary, withoutEvents } from '../testing/conversation-arbitrary.js';
+import { expectedRoundTrip } from '../testing/expected-round-trip.js';
+import { checkWindowInvariants } from '../testing/window-invariants.js';
+import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
+import { planWindow } from './plan-window.js';
+import { WindowState } from './window-state.js';
+
+const counter = bytesPerTokenCounter;
+
+/** A conversation whose call ids come back once answered, a budget around its size, a pin. */
+const scenario = fc
+  .tuple(conversationArbitrary({ events: true, maxExchanges: 10, reusedIds: true }), fc.double({ min: 0, max: 1.3, noNaN: true }), fc.boolean())
+  .map(([conversation, fraction, pinFirstExchange]) => {
+    const full = planWindow({ ...conversation, budgetTokens: 0, counter });
+    return { ...conversation, budgetTokens: Math.max(1, Math.round(full.totalTokens * fraction)), pinFirstExchange };
+  });
+
+describe('tool call ids used again once answered', () => {
+  it('pass checkPairing, need no repair, and every planned window is valid to send, as WindowState plans it too', () => {
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const messages = applyEvents(input.messages);
+        expect(checkPairing(messages).filter((problem) => problem.code !== 'MISSING_TOOL_RESULT')).toEqual([]);
+        expect(repairPairing(messages).repairs.every((repair) => repair.action === 'added-aborted-result')).toBe(true);
+        const plan = planWindow({ ...input, counter });
+        expect(checkPairing(plan.messages)).toEqual([]);
+        checkWindowInvariants(plan, input, counter);
+        const state = new WindowState({ ...input, counter }).append(input.messages);
+        state.prune();
+        expect(state.plan()).toEqual(plan);
+        expect(state.windowMessages()).toEqual(plan.messages);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it.each(wireFormats)('survive a round trip through %s with their ids as sent', (format) => {
+    fc.assert(
+      fc.property(conversationArbitrary({ maxExchanges: 6, reusedIds: true }), (conversation) => {
+        const content = { system: conversation.system, tools: conversation.tools, messages: withoutEvents(conversation.messages) };
+        const back = convertFrom(format, buildRequest(format, { model: 'test-model', ...content }));
+        expect(applyEvents(back.messages)).toEqual(expectedRoundTrip(format, content).messages);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
