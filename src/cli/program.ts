@@ -103,6 +103,7 @@ export function createProgram(io: CliIo): Command {
     .option('--new', 'start a new agent even if this directory has one')
     .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s, else 100000)')
     .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
+    .option('--name <name>', 'a name for the agent, shown by `agents`')
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
@@ -143,7 +144,9 @@ export function createProgram(io: CliIo): Command {
     .option('--agent <id>', 'append to this agent instead of creating one')
     .option('--provider <name>', 'provider to count for (default: from the body)')
     .option('--model <name>', 'model to count for (default: from the body)')
-    .addHelpText('after', '  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
+    .option('--name <name>', 'a name for the agent, shown by `agents` (with --agent: renames it)')
+    .option('--sync', 'with --agent: the body is the agent\'s conversation grown by some turns; append only the messages it does not hold yet')
+    .addHelpText('after', '  sliding-context import request-turn-12.json --agent <agent-id> --sync\n  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
     .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
       await (await importCommand()).runImportCommand(file, options, io);
     });
@@ -158,6 +161,10 @@ export function createProgram(io: CliIo): Command {
     .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', 'provider to count for (default: the agent\'s)')
     .option('--model <name>', 'model to count for (default: the agent\'s)')
+    .option('--all', 'list every exchange back to the first, across clears and the history a fork inherits (default: from the clear before the latest one)')
+    .option('--limit <n>', 'show only the first N rows (exchanges and events)')
+    .option('--tail <n>', 'show only the last N rows (exchanges and events)')
+    .addHelpText('after', '  sliding-context history <agent-id> --all --tail 20')
     .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
       await (await storeCommands()).runHistoryCommand(agent, options, io);
     });
@@ -175,16 +182,23 @@ export function createProgram(io: CliIo): Command {
       await runCompactCommand(agent, options, io);
     });
 
-  for (const [action, description] of [
-    ['fork', 'Fork an agent: the child sees the history so far and goes on alone.'],
-    ['clear', 'Clear an agent\'s window (the history keeps everything).'],
-  ] as const) {
-    storeCommand(action, description, `sliding-context ${action} <agent-id>`)
-      .argument('<agent>', 'agent id')
-      .action(async (agent: string, options: StoreCommandFlags) => {
-        await (await storeCommands()).runAgentEventCommand(action, agent, undefined, options, io);
-      });
-  }
+  storeCommand('fork', 'Fork an agent: the child sees the history so far and goes on alone.', 'sliding-context fork <agent-id> --name try-postgres')
+    .argument('<agent>', 'agent id')
+    .option('--name <name>', 'a name for the child, shown by `agents`')
+    .action(async (agent: string, options: StoreCommandFlags & { name?: string }) => {
+      await (await storeCommands()).runAgentEventCommand('fork', agent, undefined, options, io);
+    });
+  storeCommand('clear', 'Clear an agent\'s window (the history keeps everything).', 'sliding-context clear <agent-id>')
+    .argument('<agent>', 'agent id')
+    .action(async (agent: string, options: StoreCommandFlags) => {
+      await (await storeCommands()).runAgentEventCommand('clear', agent, undefined, options, io);
+    });
+  storeCommand('marks', 'List the marks a rewind of an agent can reach: label, seq, when, and the exchange it comes before.', 'sliding-context marks <agent-id> --json')
+    .argument('<agent>', 'agent id')
+    .action(async (agent: string, options: StoreCommandFlags) => {
+      const { runMarksCommand } = await import('./commands/marks-command.js');
+      await runMarksCommand(agent, options, io);
+    });
   for (const [action, description] of [
     ['mark', 'Set a mark in an agent\'s history.'],
     ['rewind', 'Rewind an agent\'s window to a mark (the history keeps what followed).'],
