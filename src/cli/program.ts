@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
 import type { CompactFlags } from './commands/compact-command.js';
 import type { DemoFlags } from './commands/demo-command.js';
+import type { ExportFlags } from './commands/export-command.js';
 import type { ChatFlags } from './commands/chat-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
@@ -139,7 +140,7 @@ export function createProgram(io: CliIo): Command {
 
   storeCommand('import', 'Store a conversation as a new agent, or append it to one: a provider body, a message array, or an agent transcript (Claude Code session, Codex rollout).', 'sliding-context import ~/.claude/projects/my-app/7f3c2a10.jsonl --json')
     .argument('<file>', 'JSON or JSONL file; - for stdin')
-    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex'].join(', ')}`)
+    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex', 'jsonl'].join(', ')} (jsonl: an export)`)
     .option('--strict', 'import nothing if any transcript line is broken (default: report broken lines and import the rest)')
     .option('--agent <id>', 'append to this agent instead of creating one')
     .option('--provider <name>', 'provider to count for (default: from the body)')
@@ -149,6 +150,15 @@ export function createProgram(io: CliIo): Command {
     .addHelpText('after', '  sliding-context import request-turn-12.json --agent <agent-id> --sync\n  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
     .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
       await (await importCommand()).runImportCommand(file, options, io);
+    });
+
+  storeCommand('export', 'Write an agent\'s whole history: a provider body of what the model sees, or JSONL with every message and event.', 'sliding-context export <agent-id> --format anthropic --out request.json')
+    .argument('<agent>', 'agent id')
+    .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(async (agent: string, options: ExportFlags) => {
+      const { runExportCommand } = await import('./commands/export-command.js');
+      await runExportCommand(agent, options, io);
     });
 
   storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(async (options: StoreCommandFlags) => {
@@ -177,6 +187,7 @@ export function createProgram(io: CliIo): Command {
     .option('--base-url <url>', 'an OpenAI-compatible server for the summarizer (llama.cpp, vLLM, Ollama)')
     .option('--policy <name>', POLICY_HELP)
     .option('--dry-run', 'show the summary and change nothing')
+    .option('--yes', 'apply without asking (on a terminal compact shows the summary and asks first)')
     .action(async (agent: string, options: CompactFlags) => {
       const { runCompactCommand } = await import('./commands/compact-command.js');
       await runCompactCommand(agent, options, io);

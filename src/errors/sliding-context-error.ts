@@ -13,7 +13,11 @@ export type SlidingContextErrorCode =
   | 'STORE_LOCKED'
   | 'STALE_WINDOW'
   | 'UNKNOWN_AGENT'
-  | 'CONTEXT_OVERFLOW';
+  | 'CONTEXT_OVERFLOW'
+  /** `import --sync`: the stored history is not a prefix of the body's messages. */
+  | 'SYNC_DIVERGED'
+  /** `import --sync`: the body's system prompt or tools differ from the agent's. */
+  | 'SYNC_SETTINGS_CHANGED';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

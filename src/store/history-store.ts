@@ -363,10 +363,11 @@ export class HistoryStore {
    * starting at the most recent `clear` on that path. Events are included, in order, so that
    * `applyEvents` gives what the model sees.
    */
-  async history(agentId: string): Promise<StoredMessage[]> {
+  async history(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<StoredMessage[]> {
     const key = parseAgentId(agentId);
     const stored: StoredMessage[] = [];
-    for (const segment of await this.#pathSinceClear(key)) {
+    // With `acrossClears`, the whole path back to the root's first message (for an export).
+    for (const segment of await this.#pathSinceClear(key, options.acrossClears === true)) {
       const rows = await this.#rows(key.rootId, segment.agentId)
         .where('seq', '>=', segment.fromSeq)
         .where('seq', '<=', segment.toSeq)
@@ -691,6 +692,11 @@ export class HistoryStore {
       data: row.body as Record<string, unknown>,
       createdAt: new Date(row.created_at),
     }));
+  }
+
+  /** The agent's last seq: how many rows it stored itself. */
+  async lastSeq(agentId: string): Promise<number> {
+    return (await requireAgent(this.#database.db, parseAgentId(agentId))).last_seq;
   }
 
   /** The settings stored with an agent (inherited by its forks). */
