@@ -31,6 +31,40 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Drops `providerOptions` (cache hints and the like, which another format cannot carry) from a value. */
+function withoutProviderOptions(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutProviderOptions);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'providerOptions').map(([key, entry]) => [key, withoutProviderOptions(entry)]));
+}
+
+/**
+ * A message as formats agree on it, split where formats split it: tool results a user message
+ * carries become a `tool` message before the rest (OpenAI Chat sends them so), text content
+ * is a list of parts, and provider options are left out. Each comparable item is canonical JSON.
+ */
+function comparable(message: ModelMessage): string[] {
+  const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
+  const plain = parts.map(withoutProviderOptions);
+  if (message.role !== 'user') return [canonical({ role: message.role, content: plain })];
+  const results = plain.filter((part) => isRecord(part) && part.type === 'tool-result');
+  const rest = plain.filter((part) => !(isRecord(part) && part.type === 'tool-result'));
+  return [...(results.length > 0 ? [canonical({ role: 'tool', content: results })] : []), ...(rest.length > 0 ? [canonical({ role: 'user', content: rest })] : [])];
+}
+
+/** The comparable items of messages, and for each item the index of the message it came from. */
+function comparableList(messages: readonly ModelMessage[]): { items: string[]; origins: number[] } {
+  const items: string[] = [];
+  const origins: number[] = [];
+  messages.forEach((message, index) => {
+    for (const item of comparable(message)) {
+      items.push(item);
+      origins.push(index);
+    }
+  });
+  return { items, origins };
+}
+
 /** The leading system messages' text, and the messages after them. */
 function splitLeadingSystem(messages: readonly ModelMessage[]): { system: string[]; rest: readonly ModelMessage[] } {
   const lead = messages.findIndex((message) => message.role !== 'system');
@@ -48,8 +82,8 @@ function splitLeadingSystem(messages: readonly ModelMessage[]): { system: string
  * or `SYNC_SETTINGS_CHANGED` when the body's system prompt or tools are not the agent's.
  */
 export async function planSyncImport(store: HistoryStore, agentId: string, input: SyncInput): Promise<SyncPlan> {
-  const [stored, meta] = await Promise.all([store.history(agentId), store.agentMeta(agentId)]);
-  const held = splitLeadingSystem(applyEvents(stored.map((entry) => entry.message)));
+  const [rows, meta] = await Promise.all([store.history(agentId), store.agentMeta(agentId)]);
+  const held = splitLeadingSystem(applyEvents(rows.map((entry) => entry.message)));
   const bodyEvents = input.messages.findIndex((message) => message.role === 'event');
   if (bodyEvents !== -1) throw new SlidingContextError('INVALID_INPUT', `import --sync: messages[${bodyEvents}] is an event; a body to sync holds only the messages a model is sent.`);
   const body = splitLeadingSystem(input.messages.filter((message): message is ModelMessage => message.role !== 'event'));
@@ -66,18 +100,21 @@ export async function planSyncImport(store: HistoryStore, agentId: string, input
     }
   }
   const offset = body.system.length;
-  if (body.rest.length < held.rest.length) {
+  const stored = comparableList(held.rest);
+  const sent = comparableList(body.rest);
+  const differs = stored.items.findIndex((item, index) => item !== sent.items[index]);
+  // The first body message not wholly held: the held items must end on a message boundary.
+  const next = sent.origins[stored.items.length] ?? body.rest.length;
+  const boundary = stored.items.length === 0 || sent.origins[stored.items.length - 1] !== next;
+  if (differs !== -1 || !boundary) {
+    const at = differs === -1 ? stored.items.length - 1 : differs;
+    const bodyIndex = (sent.origins[at] ?? body.rest.length) + offset;
+    const storedIndex = (stored.origins[at] ?? 0) + held.system.length;
+    const reason = bodyIndex - offset >= body.rest.length ? `the body ends at ${bodyIndex} messages, before all the agent holds` : `the body's messages[${bodyIndex}] differs from the agent's message ${storedIndex}`;
     throw new SlidingContextError(
       'SYNC_DIVERGED',
-      `import --sync into ${agentId}: the body has ${body.rest.length + offset} messages, fewer than the ${held.rest.length + held.system.length} the agent holds; it is not the same conversation grown, so nothing was appended.`,
+      `import --sync into ${agentId}: ${reason} (a ${held.rest[stored.origins[at] ?? 0]?.role ?? 'message'}); the stored history must be a prefix of the body, so nothing was appended.`,
     );
   }
-  const differs = held.rest.findIndex((message, index) => canonical(message) !== canonical(body.rest[index]));
-  if (differs !== -1) {
-    throw new SlidingContextError(
-      'SYNC_DIVERGED',
-      `import --sync into ${agentId}: the body's messages[${differs + offset}] differs from the agent's message ${differs + held.system.length} (a ${held.rest[differs]?.role ?? 'message'}); the stored history must be a prefix of the body, so nothing was appended.`,
-    );
-  }
-  return { newMessages: body.rest.slice(held.rest.length), heldMessages: held.rest.length + held.system.length };
+  return { newMessages: body.rest.slice(next), heldMessages: held.rest.length + held.system.length };
 }
