@@ -5,14 +5,34 @@ import { createProgram } from './program.js';
 /** Runs the CLI in-process on the given arguments, files and stdin; returns what it printed. */
 export async function runCli(
   args: readonly string[],
-  options: { files?: Record<string, string>; stdin?: string; env?: Record<string, string>; stderrIsTerminal?: boolean } = {},
+  options: {
+    files?: Record<string, string>;
+    stdin?: string;
+    env?: Record<string, string>;
+    stderrIsTerminal?: boolean;
+    stdoutIsTerminal?: boolean;
+    /** Answers to the yes/no questions a command asks on the terminal, in order; none means no terminal to ask on. */
+    answers?: boolean[];
+  } = {},
 ) {
   let stdout = '';
   let stderr = '';
+  const questions: string[] = [];
+  const written: Record<string, string> = {};
+  const answers = options.answers === undefined ? undefined : [...options.answers];
   const io: CliIo = {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     stderrIsTerminal: options.stderrIsTerminal,
+    stdoutIsTerminal: options.stdoutIsTerminal,
+    confirm: answers && ((question: string) => {
+      questions.push(question);
+      return Promise.resolve(answers.shift() ?? false);
+    }),
+    writeText: (path, text) => {
+      written[path] = text;
+      return Promise.resolve();
+    },
     env: options.env ?? {},
     readText: (path) => {
       const text = options.files?.[path];
@@ -30,5 +50,5 @@ export async function runCli(
     onInterrupt: () => () => undefined,
   };
   await createProgram(io).parseAsync(['node', 'sliding-context', ...args]);
-  return { stdout, stderr };
+  return { stdout, stderr, questions, written };
 }

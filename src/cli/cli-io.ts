@@ -4,6 +4,12 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown };
   /** True when stderr is a terminal: progress bars are drawn only then. */
   readonly stderrIsTerminal?: boolean | undefined;
+  /** True when stdout is a terminal: what a clear or rewind took out is dimmed only then. */
+  readonly stdoutIsTerminal?: boolean | undefined;
+  /** Asks a yes/no question on the terminal (default no); absent where there is none to ask on. */
+  readonly confirm?: ((question: string) => Promise<boolean>) | undefined;
+  /** Writes a file whole (for `export --out`). */
+  writeText?(path: string, text: string): Promise<void>;
   /** Environment variables (only those the CLI reads matter). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readText(path: string): Promise<string>;

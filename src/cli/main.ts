@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import nodeModule from 'node:module';
 import { text } from 'node:stream/consumers';
@@ -20,6 +20,22 @@ async function readStdin(): Promise<string> {
   return text(process.stdin);
 }
 
+/** Asks on the terminal (stderr, so that stdout stays the command's output); only `y` is yes. */
+async function confirmOnTerminal(question: string): Promise<boolean> {
+  const lines = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>((resolve) => {
+      lines.question(`${question} [y/N] `, resolve);
+      lines.once('close', () => {
+        resolve('');
+      });
+    });
+    return answer.trim().toLowerCase() === 'y';
+  } finally {
+    lines.close();
+  }
+}
+
 // A reader that stops early (`| head`) closes the pipe: that is not an error worth a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
@@ -30,6 +46,9 @@ const io: CliIo = {
   stdout: process.stdout,
   stderr: process.stderr,
   stderrIsTerminal: process.stderr.isTTY,
+  stdoutIsTerminal: process.stdout.isTTY,
+  confirm: process.stdin.isTTY && process.stderr.isTTY ? confirmOnTerminal : undefined,
+  writeText: (path, text) => writeFile(path, text, 'utf8'),
   env: process.env,
   readText: (path) => readFile(path, 'utf8'),
   readLines: (path) => createInterface({ input: path === '-' ? process.stdin : createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY }),

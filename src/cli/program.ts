@@ -6,6 +6,7 @@ import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
 import type { CompactFlags } from './commands/compact-command.js';
 import type { DemoFlags } from './commands/demo-command.js';
+import type { ExportFlags } from './commands/export-command.js';
 import type { ChatFlags } from './commands/chat-command.js';
 import type { runImportCommand } from './commands/import-command.js';
 import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
@@ -106,6 +107,7 @@ export function createProgram(io: CliIo): Command {
     .option('--new', 'start a new agent even if this directory has one')
     .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s, else 100000)')
     .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
+    .option('--name <name>', 'a name for the agent, shown by `agents`')
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
@@ -141,14 +143,25 @@ export function createProgram(io: CliIo): Command {
 
   storeCommand('import', 'Store a conversation as a new agent, or append it to one: a provider body, a message array, or an agent transcript (Claude Code session, Codex rollout).', 'sliding-context import ~/.claude/projects/my-app/7f3c2a10.jsonl --json')
     .argument('<file>', 'JSON or JSONL file; - for stdin')
-    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex'].join(', ')}`)
+    .option('--format <format>', `input format: auto (default), ${[...wireFormats, 'claude-code', 'codex', 'jsonl'].join(', ')} (jsonl: an export)`)
     .option('--strict', 'import nothing if any transcript line is broken (default: report broken lines and import the rest)')
     .option('--agent <id>', 'append to this agent instead of creating one')
     .option('--provider <name>', 'provider to count for (default: from the body)')
     .option('--model <name>', 'model to count for (default: from the body)')
-    .addHelpText('after', '  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
+    .option('--name <name>', 'a name for the agent, shown by `agents` (with --agent: renames it)')
+    .option('--sync', 'with --agent: the body is the agent\'s conversation grown by some turns; append only the messages it does not hold yet')
+    .addHelpText('after', '  sliding-context import request-turn-12.json --agent <agent-id> --sync\n  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
     .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
       await (await importCommand()).runImportCommand(file, options, io);
+    });
+
+  storeCommand('export', 'Write an agent\'s whole history: a provider body of what the model sees, or JSONL with every message and event.', 'sliding-context export <agent-id> --format anthropic --out request.json')
+    .argument('<agent>', 'agent id')
+    .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(async (agent: string, options: ExportFlags) => {
+      const { runExportCommand } = await import('./commands/export-command.js');
+      await runExportCommand(agent, options, io);
     });
 
   storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(async (options: StoreCommandFlags) => {
@@ -161,6 +174,10 @@ export function createProgram(io: CliIo): Command {
     .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', 'provider to count for (default: the agent\'s)')
     .option('--model <name>', 'model to count for (default: the agent\'s)')
+    .option('--all', 'list every exchange back to the first, across clears and the history a fork inherits (default: from the clear before the latest one)')
+    .option('--limit <n>', 'show only the first N rows (exchanges and events)')
+    .option('--tail <n>', 'show only the last N rows (exchanges and events)')
+    .addHelpText('after', '  sliding-context history <agent-id> --all --tail 20')
     .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
       await (await storeCommands()).runHistoryCommand(agent, options, io);
     });
@@ -173,21 +190,29 @@ export function createProgram(io: CliIo): Command {
     .option('--base-url <url>', 'an OpenAI-compatible server for the summarizer (llama.cpp, vLLM, Ollama)')
     .option('--policy <name>', POLICY_HELP)
     .option('--dry-run', 'show the summary and change nothing')
+    .option('--yes', 'apply without asking (on a terminal compact shows the summary and asks first)')
     .action(async (agent: string, options: CompactFlags) => {
       const { runCompactCommand } = await import('./commands/compact-command.js');
       await runCompactCommand(agent, options, io);
     });
 
-  for (const [action, description] of [
-    ['fork', 'Fork an agent: the child sees the history so far and goes on alone.'],
-    ['clear', 'Clear an agent\'s window (the history keeps everything).'],
-  ] as const) {
-    storeCommand(action, description, `sliding-context ${action} <agent-id>`)
-      .argument('<agent>', 'agent id')
-      .action(async (agent: string, options: StoreCommandFlags) => {
-        await (await storeCommands()).runAgentEventCommand(action, agent, undefined, options, io);
-      });
-  }
+  storeCommand('fork', 'Fork an agent: the child sees the history so far and goes on alone.', 'sliding-context fork <agent-id> --name try-postgres')
+    .argument('<agent>', 'agent id')
+    .option('--name <name>', 'a name for the child, shown by `agents`')
+    .action(async (agent: string, options: StoreCommandFlags & { name?: string }) => {
+      await (await storeCommands()).runAgentEventCommand('fork', agent, undefined, options, io);
+    });
+  storeCommand('clear', 'Clear an agent\'s window (the history keeps everything).', 'sliding-context clear <agent-id>')
+    .argument('<agent>', 'agent id')
+    .action(async (agent: string, options: StoreCommandFlags) => {
+      await (await storeCommands()).runAgentEventCommand('clear', agent, undefined, options, io);
+    });
+  storeCommand('marks', 'List the marks a rewind of an agent can reach: label, seq, when, and the exchange it comes before.', 'sliding-context marks <agent-id> --json')
+    .argument('<agent>', 'agent id')
+    .action(async (agent: string, options: StoreCommandFlags) => {
+      const { runMarksCommand } = await import('./commands/marks-command.js');
+      await runMarksCommand(agent, options, io);
+    });
   for (const [action, description] of [
     ['mark', 'Set a mark in an agent\'s history.'],
     ['rewind', 'Rewind an agent\'s window to a mark (the history keeps what followed).'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { activeSummary, type StoredSummary } from '../condense/stored-summary.js';
 import type { HistoryStore, MessageOutline, OutlinedToolPart } from '../store/history-store.js';
+import { saveHistoryTimeline } from './saved-history-timeline.js';
 
 /** What the `/history` view of an agent is planned from: its meta, its outline and its summary. */
 export interface HistoryOutline {
@@ -33,7 +34,11 @@ export const SAVE_OUTLINE_AFTER_WRITE_UP_TO = 20_000;
 
 /** What a command that wrote calls as it finishes: {@link saveHistoryOutline}, for a history up to {@link SAVE_OUTLINE_AFTER_WRITE_UP_TO} messages. */
 export async function saveHistoryOutlineAfterWrite(store: HistoryStore, agentId: string): Promise<void> {
-  if (store.savesViews && (await store.visibleLength(agentId)) <= SAVE_OUTLINE_AFTER_WRITE_UP_TO) await saveHistoryOutline(store, agentId);
+  if (store.savesViews && (await store.visibleLength(agentId)) <= SAVE_OUTLINE_AFTER_WRITE_UP_TO) {
+    await saveHistoryOutline(store, agentId);
+    // `history` lists the events too: with both saved it starts without the database.
+    await saveHistoryTimeline(store, agentId);
+  }
 }
 
 const position = z.strictObject({ agentId: z.string(), seq: z.number().int() });

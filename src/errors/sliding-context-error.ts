@@ -21,7 +21,11 @@ export type SlidingContextErrorCode =
   | 'INPUT_NOT_TEXT'
   | 'UNKNOWN_OPTION'
   | 'UNKNOWN_COMMAND'
-  | 'INVALID_USAGE';
+  | 'INVALID_USAGE'
+  /** `import --sync`: the stored history is not a prefix of the body's messages. */
+  | 'SYNC_DIVERGED'
+  /** `import --sync`: the body's system prompt or tools differ from the agent's. */
+  | 'SYNC_SETTINGS_CHANGED';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

@@ -14,6 +14,8 @@ export interface AgentsTable {
   lineage: ColumnType<string[], string, string>;
   last_seq: number;
   meta: ColumnType<Record<string, unknown>, string, string>;
+  /** The name the user gave the agent, if any. */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

@@ -140,9 +140,46 @@ export interface AppendResult {
 export interface AgentSummary {
   readonly agentId: string;
   readonly parentId: string | null;
+  /** Messages (events included) the agent stored itself. */
   readonly messages: number;
   readonly tokens: number;
   readonly lastActivity: Date;
+  /** The name the user gave it, or null. */
+  readonly name: string | null;
+  /** The parent's seq it forked at (null for a root). */
+  readonly forkSeq: number | null;
+  /** Messages it sees from its ancestors, up to the forks that lead to it. */
+  readonly inheritedMessages: number;
+  /** The title of the first exchange it plays (its ancestors' first, for a fork), or null. */
+  readonly title: string | null;
+  readonly provider: string | null;
+  readonly model: string | null;
+}
+
+/** A stored row of an agent's path, without its body: what {@link HistoryStore.timeline} reads. */
+export interface TimelineEntry {
+  readonly agentId: string;
+  readonly seq: number;
+  /** The role of a model message, or the event's kind. */
+  readonly kind: string;
+  /** An event's label (marks and rewinds). */
+  readonly label: string | null;
+  readonly tokens: number | null;
+  readonly createdAt: Date;
+  readonly startsExchange: boolean;
+  readonly title: string | null;
+  /** Names of its tool calls, in content order. */
+  readonly toolNames: readonly string[];
+}
+
+/** A fork along or from an agent's path, as {@link HistoryStore.timeline} gives it. */
+export interface TimelineFork {
+  /** The agent forked from, and its seq the child forked at. */
+  readonly parentId: string;
+  readonly seq: number;
+  readonly childId: string;
+  readonly childName: string | null;
+  readonly createdAt: Date;
 }
 
 /**
@@ -183,16 +220,25 @@ export class HistoryStore {
     return this.#database.dataDir !== undefined;
   }
 
-  /** Creates a root agent and returns its id. */
-  async createAgent(meta: Record<string, unknown> = {}): Promise<string> {
+  /** Creates a root agent and returns its id; `name` is what `agents` shows it as. */
+  async createAgent(meta: Record<string, unknown> = {}, options: { readonly name?: string | undefined } = {}): Promise<string> {
     const id = randomUUID();
     await this.#write(() =>
       this.#database.db
         .insertInto('agents')
-        .values({ root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: JSON.stringify(meta) })
+        .values({ root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: JSON.stringify(meta), name: options.name ?? null })
         .execute(),
     );
     return id;
+  }
+
+  /** Names (or, with null, unnames) an agent. */
+  async renameAgent(agentId: string, name: string | null): Promise<void> {
+    const key = parseAgentId(agentId);
+    await this.#write(async () => {
+      await requireAgent(this.#database.db, key);
+      await this.#database.db.updateTable('agents').set({ name }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
+    });
   }
 
   /**
@@ -300,7 +346,7 @@ export class HistoryStore {
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */
-  async fork(agentId: string, meta: Record<string, unknown> = {}): Promise<string> {
+  async fork(agentId: string, meta: Record<string, unknown> = {}, options: { readonly name?: string | undefined } = {}): Promise<string> {
     const key = parseAgentId(agentId);
     const id = randomUUID();
     await this.#write(async () => {
@@ -315,6 +361,8 @@ export class HistoryStore {
           lineage: JSON.stringify([...parent.lineage, key.id]),
           last_seq: 0,
           meta: JSON.stringify({ ...parent.meta, ...meta }),
+          // A name is the user's for one agent: a fork does not inherit it.
+          name: options.name ?? null,
         })
         .execute();
     });
@@ -326,10 +374,11 @@ export class HistoryStore {
    * starting at the most recent `clear` on that path. Events are included, in order, so that
    * `applyEvents` gives what the model sees.
    */
-  async history(agentId: string): Promise<StoredMessage[]> {
+  async history(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<StoredMessage[]> {
     const key = parseAgentId(agentId);
     const stored: StoredMessage[] = [];
-    for (const segment of await this.#pathSinceClear(key)) {
+    // With `acrossClears`, the whole path back to the root's first message (for an export).
+    for (const segment of await this.#pathSinceClear(key, options.acrossClears === true)) {
       const rows = await this.#rows(key.rootId, segment.agentId)
         .where('seq', '>=', segment.fromSeq)
         .where('seq', '<=', segment.toSeq)
@@ -478,6 +527,60 @@ export class HistoryStore {
   }
 
   /**
+   * Every stored row of the path an agent plays, events included, without bodies: since its
+   * latest clear, or with `acrossClears` back to its root's first message. With the forks along
+   * the path and those made from the agent itself, for the history view.
+   */
+  async timeline(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
+    const key = parseAgentId(agentId);
+    const path = await this.#pathSinceClear(key, options.acrossClears === true);
+    const entries: TimelineEntry[] = [];
+    for (const segment of path) {
+      const [messages, parts] = await Promise.all([
+        sql<{ rows: string | null }>`
+          select json_agg(json_build_array(seq, kind, tokens, created_at, starts_exchange, title, case when kind in ('mark', 'rewind') then body->>'label' end) order by seq)::text as rows
+          from messages
+          where root_id = ${key.rootId} and agent_id = ${segment.agentId} and seq between ${segment.fromSeq} and ${segment.toSeq}`.execute(this.#database.db),
+        sql<{ rows: string | null }>`
+          select json_agg(json_build_array(seq, tool_name) order by seq, part_index)::text as rows
+          from tool_parts
+          where root_id = ${key.rootId} and agent_id = ${segment.agentId} and seq between ${segment.fromSeq} and ${segment.toSeq} and type = 'tool-call'`.execute(this.#database.db),
+      ]);
+      const toolNames = new Map<number, string[]>();
+      for (const [seq, name] of JSON.parse(parts.rows[0]?.rows ?? '[]') as [number, string][]) toolNames.set(seq, [...(toolNames.get(seq) ?? []), name]);
+      const publicId = formatAgentId({ rootId: key.rootId, id: segment.agentId });
+      type Row = [number, string, number | null, string, boolean, string | null, string | null];
+      for (const [seq, kind, tokens, createdAt, startsExchange, title, label] of JSON.parse(messages.rows[0]?.rows ?? '[]') as Row[]) {
+        const names = toolNames.get(seq) ?? [];
+        entries.push({ agentId: publicId, seq, kind, label, tokens, createdAt: new Date(createdAt), startsExchange, title, toolNames: names });
+      }
+    }
+    const onPath = new Map(path.map((segment) => [segment.agentId, segment]));
+    const children = await this.#database.db
+      .selectFrom('agents')
+      .select(['id', 'parent_id', 'fork_seq', 'name', 'created_at'])
+      .where('root_id', '=', key.rootId)
+      .where('parent_id', 'in', [...onPath.keys()])
+      .orderBy('created_at')
+      .execute();
+    const forks = children
+      .filter((child) => {
+        const segment = onPath.get(child.parent_id ?? '');
+        // Forks along the path, and those made from the agent itself; not a sibling's elsewhere.
+        if (segment === undefined || child.fork_seq === null) return false;
+        return (onPath.has(child.id) || child.parent_id === key.id) && child.fork_seq >= segment.fromSeq - 1 && child.fork_seq <= segment.toSeq;
+      })
+      .map((child) => ({
+        parentId: formatAgentId({ rootId: key.rootId, id: child.parent_id ?? '' }),
+        seq: child.fork_seq ?? 0,
+        childId: formatAgentId({ rootId: key.rootId, id: child.id }),
+        childName: child.name,
+        createdAt: new Date(child.created_at),
+      }));
+    return { entries, forks };
+  }
+
+  /**
    * Which of `toolCallIds` a tool call in the agent's visible history already uses: an id used
    * twice would make the history unplannable (`DUPLICATE_TOOL_CALL_ID`). Found by index.
    */
@@ -515,7 +618,7 @@ export class HistoryStore {
    * The seq runs an agent replays, root side first: each ancestor up to the seq its child forked
    * at, then the agent itself, starting at the most recent `clear` on that path (included).
    */
-  async #pathSinceClear(key: AgentKey): Promise<SeqSegment[]> {
+  async #pathSinceClear(key: AgentKey, acrossClears = false): Promise<SeqSegment[]> {
     const leaf = await requireAgent(this.#database.db, key);
     const chain = await this.#database.db
       .selectFrom('agents')
@@ -537,7 +640,7 @@ export class HistoryStore {
         .where('kind', '=', 'clear')
         .where('seq', '<=', upTo)
         .executeTakeFirst();
-      const clearSeq = clear?.seq ?? undefined;
+      const clearSeq = acrossClears ? undefined : (clear?.seq ?? undefined);
       path.unshift({ agentId: current, fromSeq: clearSeq ?? 1, toSeq: upTo });
       if (clearSeq !== undefined) break;
       upTo = agent.fork_seq ?? 0;
@@ -602,13 +705,68 @@ export class HistoryStore {
     }));
   }
 
+  /** The agent's last seq: how many rows it stored itself. */
+  async lastSeq(agentId: string): Promise<number> {
+    return (await requireAgent(this.#database.db, parseAgentId(agentId))).last_seq;
+  }
+
   /** The settings stored with an agent (inherited by its forks). */
   async agentMeta(agentId: string): Promise<Record<string, unknown>> {
     return (await requireAgent(this.#database.db, parseAgentId(agentId))).meta;
   }
 
-  /** Every agent, with its message count, stored tokens and last activity. */
+  /**
+   * Every agent, with its message count, stored tokens and last activity, its name, what it
+   * inherits from its ancestors and the title of its first exchange.
+   */
   async listAgents(): Promise<AgentSummary[]> {
+    const agents = await this.#agentTotals();
+    const [firsts, tree] = await Promise.all([
+      this.#database.db
+        .selectFrom('messages')
+        .select(['root_id', 'agent_id', 'seq', 'title'])
+        .distinctOn(['root_id', 'agent_id'])
+        .where('starts_exchange', '=', true)
+        .orderBy('root_id')
+        .orderBy('agent_id')
+        .orderBy('seq')
+        .execute(),
+      this.#database.db.selectFrom('agents').select(['root_id', 'id', 'name', 'fork_seq', 'meta']).execute(),
+    ]);
+    const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
+    const first = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
+    const row = new Map(tree.map((agent) => [keyOf(agent.root_id, agent.id), agent]));
+    const byId = new Map(agents.map((agent) => [agent.agentId, agent]));
+    /** Messages an agent sees up to `upTo` of its own seqs (all of them without it), and the first title there. */
+    const seen = (agentId: string, upTo: number | undefined): { messages: number; title: string | null } => {
+      const agent = byId.get(agentId);
+      if (!agent) return { messages: 0, title: null };
+      const { rootId, id } = parseAgentId(agentId);
+      const own = first.get(keyOf(rootId, id));
+      const inherited = agent.parentId === null ? { messages: 0, title: null } : seen(agent.parentId, row.get(keyOf(rootId, id))?.fork_seq ?? 0);
+      const ownTitle = own && (upTo === undefined || own.seq <= upTo) ? own.title : null;
+      // Seqs are gapless from 1: an agent's first n seqs are n messages.
+      return { messages: inherited.messages + (upTo === undefined ? agent.messages : Math.min(upTo, agent.messages)), title: inherited.title ?? ownTitle };
+    };
+    return agents.map((agent) => {
+      const { rootId, id } = parseAgentId(agent.agentId);
+      const stored = row.get(keyOf(rootId, id));
+      const all = seen(agent.agentId, undefined);
+      const meta = stored?.meta ?? {};
+      return {
+        ...agent,
+        name: stored?.name ?? null,
+        forkSeq: stored?.fork_seq ?? null,
+        inheritedMessages: all.messages - agent.messages,
+        title: all.title,
+        provider: typeof meta.provider === 'string' ? meta.provider : null,
+        model: typeof meta.model === 'string' ? meta.model : null,
+      };
+    });
+  }
+
+  /** Every agent's own message count, stored tokens and last activity. */
+  async #agentTotals(): Promise<Pick<AgentSummary, 'agentId' | 'parentId' | 'messages' | 'tokens' | 'lastActivity'>[]> {
     const rows = await this.#database.db
       .selectFrom('agents')
       .leftJoin('messages', (join) => join.onRef('messages.root_id', '=', 'agents.root_id').onRef('messages.agent_id', '=', 'agents.id'))

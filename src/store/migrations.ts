@@ -127,6 +127,12 @@ const migrations: Record<string, Migration> = {
         where parts.part->>'type' in ('tool-call', 'tool-result')`.execute(db);
     },
   },
+  '2026-11-24-001-agent-names': {
+    async up(db: Kysely<unknown>) {
+      // A name the user gives an agent (`--name`), shown by `agents`; a fork does not inherit it.
+      await db.schema.alterTable('agents').addColumn('name', 'text').execute();
+    },
+  },
 };
 
 /** The newest migration: a store that has applied it is current. */

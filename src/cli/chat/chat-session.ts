@@ -12,6 +12,8 @@ import { validateBudgetTokens } from '../../window/budget-tokens.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
+import { reachableMarks } from '../../conversation/reachable-marks.js';
+import { renderMarksList } from '../render/marks-list.js';
 import { runChatTool, type ToolContext, type ToolOutcome } from './chat-tools.js';
 import { messageLines, renderScrollback, type ScrollbackStyle } from './render-scrollback.js';
 
@@ -42,6 +44,7 @@ const HELP = `Commands:
   /clear            clear the window (the history keeps everything)
   /mark [label]     set a mark to rewind to
   /rewind [label]   go back to a mark (default: the latest)
+  /marks            the marks a rewind can reach
   /fork             continue in a child agent that sees the history so far
   /compact          condense the history now, with a preview first
   /budget N         change the token budget
@@ -213,6 +216,9 @@ export class ChatSession {
         terminal.write(`mark "${label}" set\n`);
         return true;
       }
+      case 'marks':
+        terminal.write(renderMarksList(this.agentId, reachableMarks((await this.#options.store.timeline(this.agentId)).entries), new Date()));
+        return true;
       case 'rewind': {
         const label = argument ?? this.#conversation.marks.at(-1);
         if (label === undefined) {

@@ -21,6 +21,8 @@ export interface ChatFlags extends StoreCommandFlags {
   readonly new?: boolean | undefined;
   readonly budget?: string | undefined;
   readonly allowCommands?: boolean | undefined;
+  /** A name for the agent, shown by `agents`. */
+  readonly name?: string | undefined;
 }
 
 const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
@@ -127,6 +129,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
           style: { width: Math.min(terminal.output.columns ?? 100, 160), color: isTerminal && io.env.NO_COLOR === undefined },
         },
       });
+      if (flags.name !== undefined) await store.renameAgent(session.agentId, flags.name);
       lines.on('SIGINT', () => {
         if (!session.interrupt()) lines.close();
       });

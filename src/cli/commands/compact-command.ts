@@ -1,6 +1,6 @@
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import type { Summarizer } from '../../condense/summarizer.js';
-import { openConversation } from '../../conversation/conversation.js';
+import { type Conversation, openConversation } from '../../conversation/conversation.js';
 import { redactSecrets } from '../../errors/redact-secrets.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-config.js';
@@ -20,6 +20,8 @@ export interface CompactFlags extends StoreCommandFlags, TargetFlags {
   readonly summarizerModel?: string | undefined;
   readonly baseUrl?: string | undefined;
   readonly dryRun?: boolean | undefined;
+  /** Apply without asking, on a terminal too. */
+  readonly yes?: boolean | undefined;
 }
 
 const SUMMARIZER_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
@@ -42,7 +44,8 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
 
 /**
  * `compact <agent>`: condenses every exchange but the pinned one and the latest into the summary
- * and shows it. `--dry-run` shows the summary and changes nothing.
+ * and shows it. `--dry-run` shows the summary and changes nothing. On a terminal (without
+ * `--json` or `--yes`) it shows the summary first and asks before it replaces anything.
  */
 export async function runCompactCommand(agentId: string, flags: CompactFlags, io: CliIo): Promise<void> {
   const config = await loadCliConfig(io);
@@ -52,18 +55,46 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     const { provider, model, settings } = await agentTarget(io, store, agentId, flags);
     const counter = await loadCliCounter(io, provider, model);
     const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer, thresholdPercent } });
-    const compacted = await conversation.compact({ dryRun: flags.dryRun === true });
-    // The detail is a provider's error text, which may echo the key it was sent.
-    const result = { ...compacted, fallbackDetail: compacted.fallbackDetail === null ? null : redactSecrets(compacted.fallbackDetail) };
+    // On a terminal the summary is previewed and applied only on a yes, as the chat's /compact does.
+    const ask = flags.json !== true && flags.yes !== true && flags.dryRun !== true ? io.confirm : undefined;
+    if (ask) {
+      const preview = withRedactedDetail(await conversation.compact({ dryRun: true }));
+      if (preview.summary === null || preview.fallback) {
+        warnOnFallback(io, preview);
+        io.stdout.write(`${describeOutcome(preview, true)}\n`);
+        return;
+      }
+      io.stdout.write(`${preview.summary}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+      if (!(await ask('Replace them with this summary?'))) {
+        io.stdout.write('Nothing changed.\n');
+        return;
+      }
+    }
+    const result = withRedactedDetail(await conversation.compact({ dryRun: flags.dryRun === true }));
     // Saved for `history`, which then starts without the database.
     if (flags.dryRun !== true) await saveHistoryOutlineAfterWrite(store, agentId);
-    // On the terminal with --json too: a failed summary is never silent.
-    if (result.fallback) io.stderr.write(`warning: the summary failed (${result.fallback}: ${neutralizeControlCharacters(result.fallbackDetail ?? 'no detail')}); nothing was condensed and the history is unchanged.\n`);
-    const outcome = result.fallback
-      ? `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`
-      : result.coveredExchanges === 0
-        ? 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.'
-        : `${flags.dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${result.coveredExchanges} exchanges: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
-    print(io, flags.json, result, [result.summary ?? '', outcome].filter(Boolean).join('\n\n'));
+    warnOnFallback(io, result);
+    const outcome = describeOutcome(result, flags.dryRun === true);
+    // After a preview the summary is on the screen already.
+    print(io, flags.json, result, ask ? outcome : [result.summary ?? '', outcome].filter(Boolean).join('\n\n'));
   });
+}
+
+type CompactResult = Awaited<ReturnType<Conversation['compact']>>;
+
+/** The result with its failure detail redacted: it is a provider's error text, which may echo the key it was sent. */
+function withRedactedDetail(result: CompactResult): CompactResult {
+  return { ...result, fallbackDetail: result.fallbackDetail === null ? null : redactSecrets(result.fallbackDetail) };
+}
+
+/** On stderr, with --json too: a failed summary is never silent. */
+function warnOnFallback(io: CliIo, result: CompactResult): void {
+  if (result.fallback) io.stderr.write(`warning: the summary failed (${result.fallback}: ${neutralizeControlCharacters(result.fallbackDetail ?? 'no detail')}); nothing was condensed and the history is unchanged.\n`);
+}
+
+/** One sentence on what a compaction did (or, for a dry run, would do). */
+function describeOutcome(result: CompactResult, dryRun: boolean): string {
+  if (result.fallback) return `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`;
+  if (result.coveredExchanges === 0) return 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.';
+  return `${dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${result.coveredExchanges} exchanges: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
 }

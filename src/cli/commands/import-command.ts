@@ -12,6 +12,8 @@ import { type ConversationInput, isJsonLines, parseConversationInput, parseForma
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
+import { planSyncImport } from './sync-import.js';
+import { isExportHeader, readExportLines } from './export-history.js';
 
 /** Imports of at least this many messages show progress bars (on a terminal). */
 const PROGRESS_FROM_MESSAGES = 2000;
@@ -21,6 +23,10 @@ export interface ImportFlags extends StoreCommandFlags, TargetFlags {
   readonly format?: string | undefined;
   readonly agent?: string | undefined;
   readonly strict?: boolean | undefined;
+  /** With `agent`: append only the messages of the body the agent does not hold yet. */
+  readonly sync?: boolean | undefined;
+  /** A name for the agent, shown by `agents`. */
+  readonly name?: string | undefined;
 }
 
 /** A conversation ready to store: a provider body or message array, or an agent transcript. */
@@ -46,7 +52,9 @@ async function readTranscriptFile(io: CliIo, file: string, flags: ImportFlags, f
       bar.update(Math.min(bytes, total));
     }
     bar.finish();
+    if (isExportHeader(lines[0])) return readExportLines(lines, file === '-' ? 'stdin' : file);
   } catch (error) {
+    if (error instanceof SlidingContextError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('INVALID_INPUT', `Cannot read ${file}: ${reason}.`, { cause: error });
   }
@@ -57,9 +65,10 @@ async function readTranscriptFile(io: CliIo, file: string, flags: ImportFlags, f
 /** Reads what `import` was given: a provider body or message array, or an agent transcript. */
 async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Promise<ImportInput> {
   const transcriptFormat = TRANSCRIPT_FORMATS.find((format) => format === flags.format);
-  if (transcriptFormat || file.toLowerCase().endsWith('.jsonl')) return readTranscriptFile(io, file, flags, transcriptFormat);
+  if (transcriptFormat || flags.format === 'jsonl' || file.toLowerCase().endsWith('.jsonl')) return readTranscriptFile(io, file, flags, transcriptFormat);
   const text = await readInputText(io, file);
   const source = file === '-' ? 'stdin' : file;
+  if ((flags.format === undefined || flags.format === 'jsonl') && isExportHeader(text.slice(0, text.indexOf('\n')))) return readExportLines(text.split('\n'), source);
   if (flags.format === undefined && isJsonLines(text)) {
     return readTranscript(parseJsonLines(text.split('\n'), source), { strict: flags.strict, source });
   }
@@ -74,11 +83,13 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  * transaction either way.
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
+  if (flags.sync === true && flags.agent === undefined) {
+    throw new SlidingContextError('INVALID_INPUT', 'import --sync: name the agent to sync with --agent <id>.');
+  }
   const input = await readImportInput(io, file, flags);
   const counted = importTarget(input, flags);
   const counter = await loadCliCounter(io, counted.provider, counted.model);
-  const { messages } = input;
-  const showProgress = io.stderrIsTerminal === true && messages.length >= PROGRESS_FROM_MESSAGES;
+  const showProgress = io.stderrIsTerminal === true && input.messages.length >= PROGRESS_FROM_MESSAGES;
   const write = showProgress ? (text: string) => io.stderr.write(text) : undefined;
   const brokenLines = 'brokenLines' in input ? input.brokenLines : [];
   const skippedCounts = 'skipped' in input ? input.skipped : {};
@@ -86,6 +97,10 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
   await withCliStore(io, flags, async (store) => {
     // Check the conversation as a whole, after what the agent already holds, before anything is
     // written: an import is all or nothing.
+    const sync = flags.sync === true && flags.agent !== undefined
+      ? await planSyncImport(store, flags.agent, { messages: input.messages, system: 'system' in input ? input.system : undefined, tools: 'tools' in input ? input.tools : undefined })
+      : undefined;
+    const messages = sync ? sync.newMessages : input.messages;
     const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
     requireValidConversation(applyEvents([...earlier, ...messages]));
     const counting = progressBar(write, 'counting', messages.length);
@@ -97,12 +112,19 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
     const settings = { system: input.system, tools: input.tools };
     const agentId =
       flags.agent
-      ?? (await store.createAgent({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }));
+      ?? (await store.createAgent(
+        { ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format },
+        { name: flags.name },
+      ));
+    if (flags.agent !== undefined && flags.name !== undefined) await store.renameAgent(agentId, flags.name);
     const storing = progressBar(write, 'storing ', messages.length);
     const onProgress = (done: number) => {
       storing.update(done);
     };
-    const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
+    // A sync with nothing new writes nothing.
+    const { lastSeq } = messages.length === 0 && sync
+      ? { lastSeq: await store.lastSeq(agentId) }
+      : await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
     storing.finish();
     // Saved for `history`, the usual next step, which then starts without the database.
     await saveHistoryOutlineAfterWrite(store, agentId);
@@ -112,10 +134,19 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
         `${input.format}${input.detected ? ', detected' : ''}`,
         ...(brokenLines.length > 0 ? [`${brokenLines.length} broken line${brokenLines.length === 1 ? '' : 's'} skipped`] : []),
         ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
+        ...(sync ? [`synced: ${formatNumber(sync.heldMessages)} already held`] : []),
       ];
       io.stderr.write(`imported ${formatNumber(messages.length)} messages (${notes.join('; ')}); last seq ${lastSeq}\n`);
     }
-    const json = { agentId, format: input.format, detected: input.detected, messages: messages.length, brokenLines, skipped: skippedCounts };
+    const json = {
+      agentId,
+      format: input.format,
+      detected: input.detected,
+      messages: messages.length,
+      brokenLines,
+      skipped: skippedCounts,
+      ...(sync ? { sync: { heldMessages: sync.heldMessages, appendedMessages: messages.length } } : {}),
+    };
     print(io, flags.json, json, agentId);
   });
 }

@@ -22,8 +22,23 @@ import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-sto
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
+import { renderAgentsTable } from '../render/agents-table.js';
+import { renderHistoryTimelineReport } from '../render/history-timeline-report.js';
+import { buildHistoryTimeline, recentTimelineRows, type TimelineRow } from '../../conversation/history-timeline.js';
+import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSource, saveHistoryTimeline } from '../../conversation/saved-history-timeline.js';
+import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './history-row-limits.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
 import { toWindowJson } from '../render/window-json.js';
+
+/** Flags of `history`. */
+export interface HistoryFlags extends StoreCommandFlags, TargetFlags {
+  /** Every row back to the first exchange, across clears and the inherited history. */
+  readonly all?: boolean | undefined;
+  /** The first N rows. */
+  readonly limit?: string | undefined;
+  /** The last N rows. */
+  readonly tail?: string | undefined;
+}
 
 /** Flags shared by the store commands. */
 export interface StoreCommandFlags extends StoreFlags {
@@ -43,15 +58,14 @@ export interface TargetFlags {
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
   io.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${neutralizeControlCharacters(text)}\n`);
 
-/** `agents`: every agent with its message count, tokens and last activity. */
+/**
+ * `agents`: every agent as a fork tree under a header, with its name, model, title, messages
+ * (inherited ones included), tokens and last activity.
+ */
 export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Promise<void> {
   await withCliStore(io, flags, async (store) => {
     const agents = await store.listAgents();
-    const now = new Date();
-    const lines = agents.map((agent) =>
-      [agent.agentId.padEnd(74), `${formatNumber(agent.messages)} messages`.padStart(16), `${formatNumber(agent.tokens)} tokens`.padStart(16), formatAge(agent.lastActivity, now)].join('  '),
-    );
-    print(io, flags.json, agents, lines.length > 0 ? lines.join('\n') : '(no agents yet)');
+    print(io, flags.json, agents, renderAgentsTable(agents, new Date()));
   });
 }
 
@@ -97,9 +111,9 @@ async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unkno
 }
 
 /** The saved outline of an agent, read under the directory lock, which a folder not writable refuses. */
-function readSavedOutline(dataDir: string, agentId: string): unknown {
+function readSavedViewOrFail(dataDir: string, view: string, agentId: string): unknown {
   try {
-    return readSavedView(dataDir, HISTORY_OUTLINE_VIEW, agentId);
+    return readSavedView(dataDir, view, agentId);
   } catch (error) {
     throw describeStoreFailure(error, { dataDir });
   }
@@ -113,23 +127,37 @@ function readSavedOutline(dataDir: string, agentId: string): unknown {
  */
 export async function runHistoryCommand(
   agentId: string,
-  flags: StoreCommandFlags & TargetFlags,
+  flags: HistoryFlags,
   io: CliIo,
 ): Promise<void> {
+  const rows = historyRowLimits(flags);
   const location = cliStoreLocation(io, flags);
-  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedOutline(location.dataDir, agentId)) : undefined;
-  const fromSaved = saved && (await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)));
-  if (fromSaved) {
-    printHistory(io, agentId, flags, fromSaved);
+  const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
+  const savedTimeline = 'dataDir' in location ? historyTimelineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_TIMELINE_VIEW, agentId)) : undefined;
+  const fromSaved = saved && savedTimeline ? await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)) : undefined;
+  if (fromSaved && savedTimeline) {
+    printHistory(io, agentId, flags, rows, fromSaved, savedTimeline);
     return;
   }
   await withCliStore(io, flags, async (store) => {
     const outline = await saveHistoryOutline(store, agentId);
-    printHistory(io, agentId, flags, await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline }));
+    const timeline = await saveHistoryTimeline(store, agentId);
+    const planned = await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline });
+    printHistory(io, agentId, flags, rows, planned, timeline);
   });
 }
 
-function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { plan, exchanges, summary }: PlannedHistory): void {
+function printHistory(
+  io: CliIo,
+  agentId: string,
+  flags: HistoryFlags,
+  limits: HistoryRowLimits,
+  { plan, exchanges, summary }: PlannedHistory,
+  source: HistoryTimelineSource,
+): void {
+  const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges);
+  const recent = flags.all === true ? { rows: every, earlier: 0 } : recentTimelineRows(every);
+  const { rows, offset } = sliceHistoryRows(recent.rows, limits);
   if (flags.json) {
     const json = toWindowJson(plan, 'neutral', undefined);
     // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
@@ -137,12 +165,49 @@ function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { pl
     let next = 0;
     const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
       const exchange = summarized ? undefined : plan.exchanges[next++];
-      return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
+      const outOfWindow = inWindow ? null : summarized ? 'summarized' : 'evicted';
+      return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow };
     });
-    io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
+    const timeline = rows.map(timelineRowJson);
+    io.stdout.write(
+      `${JSON.stringify(
+        {
+          ...json,
+          agentId,
+          exchanges: described,
+          summary: summary ? summaryJson(summary, exchanges) : null,
+          request: undefined,
+          timeline,
+          timelineRange: { first: recent.earlier + offset, count: rows.length, total: every.length },
+          events: timeline.filter((row) => row.type === 'event'),
+          hiddenExchanges: timeline.filter((row) => row.type === 'exchange' && (row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound')),
+        },
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
-  io.stdout.write(renderAgentHistory(agentId, { plan, exchanges, summary }));
+  io.stdout.write(
+    renderHistoryTimelineReport({
+      agentId,
+      plan,
+      rows,
+      offset: recent.earlier + offset,
+      total: every.length,
+      all: flags.all === true,
+      summary: summary && summaryJson(summary, exchanges),
+      now: new Date(),
+      color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
+    }),
+  );
+}
+
+/** A timeline row as `history --json` prints it: an event without its absent parts. */
+function timelineRowJson(row: TimelineRow) {
+  if (row.type === 'exchange') return row;
+  const { fork, tookOut, ...rest } = row;
+  return { ...rest, ...(fork ? { fork } : {}), ...(tookOut === undefined ? {} : { tookOut }) };
 }
 
 /** The `/history` view of an agent as text, with the summary in force. */
@@ -180,12 +245,12 @@ export async function runAgentEventCommand(
   action: 'fork' | 'clear' | 'mark' | 'rewind',
   agentId: string,
   label: string | undefined,
-  flags: StoreCommandFlags,
+  flags: StoreCommandFlags & { readonly name?: string | undefined },
   io: CliIo,
 ): Promise<void> {
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
-      const child = await store.fork(agentId);
+      const child = await store.fork(agentId, {}, { name: flags.name });
       await saveHistoryOutlineAfterWrite(store, child);
       print(io, flags.json, { agentId: child }, child);
       return;

@@ -21,7 +21,8 @@ export interface SummaryView {
   readonly createdAt: Date;
 }
 
-function renderSummary(summary: SummaryView): string[] {
+/** The summary block under the rule: its header and its first lines. */
+export function renderSummary(summary: SummaryView): string[] {
   const range = summary.exchanges ? `exchanges #${summary.exchanges.first}–#${summary.exchanges.last}` : 'earlier exchanges';
   const usd = summary.cost.usd ? `, $${summary.cost.usd.toFixed(4)}` : '';
   const cost = `${formatNumber(summary.cost.inputTokens)} in / ${formatNumber(summary.cost.outputTokens)} out tokens${usd}`;

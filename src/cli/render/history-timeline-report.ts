@@ -1,0 +1,105 @@
+import type { TimelineEventRow, TimelineExchangeRow, TimelineRow } from '../../conversation/history-timeline.js';
+import type { WindowPlan } from '../../window/window-plan.js';
+import { renderContextRule } from './context-rule.js';
+import { formatAge } from './format-age.js';
+import { clipText } from './format-exchange.js';
+import { formatNumber } from './format-number.js';
+import { renderSummary, type SummaryView } from './history-report.js';
+
+/** What the timeline view is drawn with, beside the rows. */
+export interface HistoryTimelineView {
+  readonly agentId: string;
+  readonly plan: WindowPlan;
+  readonly rows: readonly TimelineRow[];
+  /** Where the rows shown start in the whole list, and how many there are in all. */
+  readonly offset: number;
+  readonly total: number;
+  readonly all: boolean;
+  readonly summary: SummaryView | undefined;
+  readonly now: Date;
+  /** Dims what a clear or rewind took out (on a terminal, without NO_COLOR). */
+  readonly color: boolean;
+}
+
+const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
+
+function exchangeLine(row: TimelineExchangeRow, now: Date): string {
+  return [
+    (row.index === null ? '–' : `#${row.index}`).padStart(5),
+    `"${clipText(row.title, 44)}"`.padEnd(47),
+    clipText(row.tools.join(', '), 28).padEnd(28),
+    `${formatNumber(row.tokens)} tokens`.padStart(14),
+    row.pinned ? 'pinned' : formatAge(row.createdAt, now),
+    ...(row.outOfWindow === 'summarized' || row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound' ? [row.outOfWindow] : []),
+  ].join('  ');
+}
+
+function eventLine(row: TimelineEventRow, now: Date): string {
+  const age = formatAge(row.createdAt, now);
+  const tookOut = row.tookOut === undefined ? '' : `: ${formatNumber(row.tookOut)} exchange${row.tookOut === 1 ? '' : 's'} out of the window`;
+  const text = (() => {
+    switch (row.kind) {
+      case 'clear':
+        return `clear (seq ${row.seq})${tookOut}`;
+      case 'mark':
+        return `mark${row.label === null ? '' : ` "${row.label}"`} (seq ${row.seq})`;
+      case 'rewind':
+        return `rewind to ${row.label === null ? 'the latest mark' : `"${row.label}"`} (seq ${row.seq})${tookOut}`;
+      case 'fork': {
+        const name = row.fork?.childName ? ` "${row.fork.childName}"` : '';
+        return row.fork?.direction === 'child'
+          ? `fork → ${row.fork.childId}${name} (at seq ${row.seq})`
+          : `forked from ${row.agentId} at seq ${row.seq} → ${row.fork?.childId ?? ''}${name}`;
+      }
+    }
+  })();
+  return `${' '.repeat(7)}── ${text} · ${age}`;
+}
+
+/**
+ * The `history` view with its events: exchanges and the clears, marks, rewinds and forks where
+ * they happened, the `── context ──` rule before the first exchange in the window, and what a
+ * clear or rewind took out still listed (marked so, and dimmed on a terminal).
+ */
+export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
+  const { plan, rows, now } = view;
+  const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
+  const lines = [`sliding-context history ${view.agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
+  if (view.offset > 0) lines.push(`(${formatNumber(view.offset)} earlier rows not shown: ${view.all ? 'see --limit/--tail' : 'history --all lists them'})`, '');
+  const ruleAt = ruleIndex(rows, view);
+  const draw = (row: TimelineRow) => {
+    const line = row.type === 'event' ? eventLine(row, now) : exchangeLine(row, now);
+    const hidden = row.type === 'exchange' && (row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound');
+    return hidden && view.color ? dim(line) : line;
+  };
+  const before = rows.slice(0, ruleAt);
+  if (before.some((row) => row.type === 'exchange' && !row.inWindow)) lines.push('Outside the window (kept in the history):');
+  lines.push(...before.map(draw));
+  if (before.length > 0) lines.push('');
+  if (ruleAt <= rows.length) lines.push(renderContextRule(100), '', ...(view.summary ? renderSummary(view.summary) : []));
+  lines.push(...rows.slice(ruleAt).map(draw));
+  if (view.total === 0) lines.push('(no exchanges yet)');
+  const shown = view.offset + rows.length;
+  if (shown < view.total) lines.push(`(${formatNumber(view.total - shown)} later rows not shown: see --tail)`);
+  const planned = rows.filter((row): row is TimelineExchangeRow => row.type === 'exchange');
+  const inside = plan.exchanges.filter((exchange) => exchange.inWindow).length;
+  const hidden = planned.filter((row) => row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound').length;
+  lines.push(
+    '',
+    `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${inside} exchanges in, ${plan.exchanges.length - inside} out${hidden > 0 ? `, ${hidden} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
+  );
+  if (plan.overBudget) lines.push(`Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept.`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Where the rule goes among the rows shown: before the first exchange in the window that is not
+ * pinned; after them all when every exchange shown lies before the window (a slice of a long list).
+ */
+function ruleIndex(rows: readonly TimelineRow[], view: HistoryTimelineView): number {
+  const first = rows.findIndex((row) => row.type === 'exchange' && row.inWindow && !row.pinned);
+  if (first !== -1) return first;
+  // Nothing in the window among the rows shown: the rule sits after them, unless they all come after it.
+  const anyBefore = rows.some((row) => row.type === 'exchange' && row.index !== null && !row.inWindow);
+  return anyBefore || view.offset + rows.length >= view.total ? rows.length : 0;
+}
