@@ -13,7 +13,8 @@ export type SlidingContextErrorCode =
   | 'STORE_LOCKED'
   | 'STALE_WINDOW'
   | 'UNKNOWN_AGENT'
-  | 'CONTEXT_OVERFLOW';
+  | 'CONTEXT_OVERFLOW'
+  | 'ABORTED';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

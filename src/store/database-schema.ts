@@ -14,6 +14,8 @@ export interface AgentsTable {
   lineage: ColumnType<string[], string, string>;
   last_seq: number;
   meta: ColumnType<Record<string, unknown>, string, string>;
+  /** True when `meta`'s strings are escaped (`encodeStoredJson`). */
+  meta_escaped: Generated<boolean>;
   created_at: Generated<Date>;
 }
 
@@ -23,6 +25,8 @@ export interface MessagesTable {
   seq: number;
   kind: string;
   body: ColumnType<unknown, string, string>;
+  /** True when `body`'s strings are escaped (`encodeStoredJson`). */
+  body_escaped: Generated<boolean>;
   tokens: number | null;
   /** `provider/model` the stored count is for; null when the message was stored uncounted. */
   count_target: string | null;
@@ -57,6 +61,8 @@ export interface ContextRangesTable {
   last_agent_id: string | null;
   last_seq: number;
   body: ColumnType<unknown, string, string>;
+  /** True when `body`'s strings are escaped (`encodeStoredJson`). */
+  body_escaped: Generated<boolean>;
   created_at: Generated<Date>;
 }
 
