@@ -171,7 +171,8 @@ export class Conversation {
     const target = { provider: options.provider, model: options.model };
     let agentId = options.agentId;
     if (agentId === undefined) {
-      const meta = { ...options.meta, ...newAgentMeta(target, options, options.counter.countPreamble({ ...target, system: options.system, tools: options.tools })) };
+      const preamble = options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
+      const meta = { ...options.meta, ...newAgentMeta(target, options, preamble) };
       agentSettings(meta, options);
       agentId = await options.store.createAgent(meta);
     }

@@ -311,7 +311,12 @@ export class HistoryStore {
   }
 
   /** The body of an append, inside its transaction; see {@link append}. */
-  async #appendInTransaction(transaction: Transaction<DatabaseSchema>, key: AgentKey, validated: readonly Message[], options: AppendOptions): Promise<AppendResult> {
+  async #appendInTransaction(
+    transaction: Transaction<DatabaseSchema>,
+    key: AgentKey,
+    validated: readonly Message[],
+    options: AppendOptions,
+  ): Promise<AppendResult> {
     const agentId = formatAgentId(key);
     // The agent's row is locked first: writers of one agent queue here, so that what they check
     // next (a retried key, the last seq, the exchange appended to) cannot change under them.
@@ -356,8 +361,9 @@ export class HistoryStore {
           chunk.map((message, offset) => {
             const index = start + offset;
             const count = target === null ? null : (options.counts?.[index] ?? null);
+            const stored = count && target !== null ? { ...count, target } : null;
             // Only the first row carries the key: the unique index allows one per agent.
-            return messageRow(key, firstSeq + index, message, count && target !== null ? { ...count, target } : null, index === 0 ? (options.idempotencyKey ?? null) : null);
+            return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null);
           }),
         )
         .execute();
@@ -396,14 +402,14 @@ export class HistoryStore {
       const segment = segments[index] as SeqSegment;
       const start = await transaction
         .selectFrom('messages')
-        .select(({ fn }) => fn.max('seq').as('seq'))
+        .select(({ fn }) => fn.max<number | null>('seq').as('seq'))
         .where('root_id', '=', key.rootId)
         .where('agent_id', '=', segment.agentId)
         .where('starts_exchange', '=', true)
         .where('seq', '>=', segment.fromSeq)
         .where('seq', '<=', segment.toSeq)
         .executeTakeFirst();
-      if (start?.seq !== undefined && start.seq !== null) {
+      if (start !== undefined && start.seq !== null) {
         first = index;
         fromSeq = start.seq;
         break;

@@ -134,8 +134,9 @@ async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: A
     };
     const storeOptions = { counts, countTarget: counted, onProgress, signal };
     // A new agent is created with its messages in one transaction: never an agent with part of them.
+    const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format });
     const { agentId, lastSeq } = flags.agent === undefined
-      ? await store.createAgentWithMessages({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }, messages, storeOptions)
+      ? await store.createAgentWithMessages(meta(), messages, storeOptions)
       : { agentId: flags.agent, ...(await store.append(flags.agent, messages, storeOptions)) };
     storing.finish();
     // Saved for `history`, the usual next step, which then starts without the database.

@@ -28,7 +28,11 @@ const conversationFile = (() => {
 })();
 
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve({ code, signal });
+    });
+  });
 }
 
 /** Either no agent, or one holding the whole import: never a part of it. */
@@ -48,7 +52,7 @@ async function expectNothingOrAll(location: StoreLocation) {
 async function importUntilKilled(location: string, delayMs: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/commands/_test-import-child.ts', location, conversationFile], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
     // The first redraw of the storing bar: 1,000 rows are written in the open transaction.
     if (/storing +\[#*\s*\] [1-9]/.test(stderr)) setTimeout(() => child.kill('SIGKILL'), delayMs);
@@ -86,8 +90,8 @@ async function interruptImport(flags: readonly string[], signal: NodeJS.Signals,
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');
   };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
   const exit = exited(child);
   await Promise.race([ready(), exit]);
   child.kill(signal);
@@ -117,7 +121,7 @@ describe('import interrupted by Ctrl-C or SIGTERM (the built binary)', () => {
       const name = new URL(database.url).pathname.slice(1);
       // A backend with a transaction id has written: the agent is inserted, the messages are going in.
       const writing = async () => {
-        const { rows } = await watcher.query<{ writing: string }>("select count(*) as writing from pg_stat_activity where datname = $1 and backend_xid is not null and pid <> pg_backend_pid()", [name]);
+        const { rows } = await watcher.query<{ writing: string }>('select count(*) as writing from pg_stat_activity where datname = $1 and backend_xid is not null and pid <> pg_backend_pid()', [name]);
         return Number(rows[0]?.writing) > 0;
       };
       const result = await interruptImport(['--database-url', database.url], 'SIGINT', () => poll(writing));
