@@ -13,7 +13,7 @@ import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { type CountableRequest, countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import { UsageCalibration } from '../tokens/usage-calibration.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
-import type { WindowPolicy } from '../window/window-policy.js';
+import { validateWindowPolicy, type WindowPolicy } from '../window/window-policy.js';
 import { modelBudget, type ModelBudgetOverrides } from '../window/model-budget.js';
 import { resolveModel } from '../tokens/model-catalog.js';
 import { findCompressibleRun } from '../window/sequence-policy.js';
@@ -131,6 +131,8 @@ export class Conversation {
   #positions: (MessagePosition | undefined)[] = [];
   /** Labels of the marks a rewind can reach. */
   #marks: (string | undefined)[] = [];
+  /** The agent's last seq when the window was loaded or last appended to: appends expect it, so a concurrent writer makes them fail with `STALE_WINDOW`. */
+  #lastSeq = 0;
   #partial = false;
   /** Tokens kept free because reported usage ran above our count of the same request. */
   #usageMargin = 0;
@@ -161,10 +163,17 @@ export class Conversation {
       ? modelBudget(resolveModel(given.provider, given.model), given.modelBudget === true ? {} : given.modelBudget)
       : undefined;
     const condense = given.condense && derived ? { contextWindowTokens: derived.contextWindowTokens, ...given.condense } : given.condense;
-    const options = derived ? { ...given, budgetTokens: derived.allowedTokens, condense } : given;
+    // Everything given is checked before a new agent is created: a refused open stores nothing.
+    const policy = given.policy === undefined ? undefined : validateWindowPolicy(given.policy, 'policy');
+    const options = { ...given, policy, ...(derived ? { budgetTokens: derived.allowedTokens, condense } : {}) };
     const target = { provider: options.provider, model: options.model };
-    const preamble = () => options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
-    const agentId = options.agentId ?? (await options.store.createAgent({ ...options.meta, ...newAgentMeta(target, options, preamble()) }));
+    let agentId = options.agentId;
+    if (agentId === undefined) {
+      const preamble = options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
+      const meta = { ...options.meta, ...newAgentMeta(target, options, preamble) };
+      agentSettings(meta, options);
+      agentId = await options.store.createAgent(meta);
+    }
     const conversation = new Conversation(agentId, options, agentSettings(await options.store.agentMeta(agentId), options));
     conversation.#recordSpan = await loadEventSpans();
     await conversation.#load();
@@ -203,6 +212,7 @@ export class Conversation {
         this.#summary = summary;
         this.#positions = loaded.map((entry) => entry && { agentId: entry.agentId, seq: entry.seq });
         this.#marks = [...read.marks];
+        this.#lastSeq = read.lastSeq;
         this.#partial = !read.complete;
         return;
       }
@@ -251,6 +261,8 @@ export class Conversation {
    * window. A message that would break the conversation, or a rewind to no reachable mark, is
    * refused before it is stored. A batch is stored in one transaction, except that each rewind
    * in it ends a transaction, since what follows a rewind is checked against the rewound window.
+   * When another writer appended to the agent since this window was loaded, nothing is stored,
+   * the window is loaded again and the append fails with `STALE_WINDOW`.
    */
   async append(messages: readonly Message[]): Promise<void> {
     let run: Message[] = [];
@@ -282,7 +294,8 @@ export class Conversation {
           rewound = true;
         }
       }
-      const { firstSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target });
+      const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq: this.#lastSeq });
+      this.#lastSeq = lastSeq;
       this.#marks = marks;
       if (rewound) {
         await this.#load();

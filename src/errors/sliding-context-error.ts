@@ -25,7 +25,9 @@ export type SlidingContextErrorCode =
   /** `import --sync`: the stored history is not a prefix of the body's messages. */
   | 'SYNC_DIVERGED'
   /** `import --sync`: the body's system prompt or tools differ from the agent's. */
-  | 'SYNC_SETTINGS_CHANGED';
+  | 'SYNC_SETTINGS_CHANGED'
+  /** An operation was cancelled (an interrupt) and rolled back. */
+  | 'ABORTED';
 
 /**
  * The one error class of sliding-context: a stable `code`, a one-sentence message saying what

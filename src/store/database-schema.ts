@@ -16,6 +16,8 @@ export interface AgentsTable {
   meta: ColumnType<Record<string, unknown>, string, string>;
   /** The name the user gave the agent, if any. */
   name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** True when `meta`'s strings are escaped (`encodeStoredJson`). */
+  meta_escaped: Generated<boolean>;
   created_at: Generated<Date>;
 }
 
@@ -25,6 +27,8 @@ export interface MessagesTable {
   seq: number;
   kind: string;
   body: ColumnType<unknown, string, string>;
+  /** True when `body`'s strings are escaped (`encodeStoredJson`). */
+  body_escaped: Generated<boolean>;
   tokens: number | null;
   /** `provider/model` the stored count is for; null when the message was stored uncounted. */
   count_target: string | null;
@@ -59,6 +63,8 @@ export interface ContextRangesTable {
   last_agent_id: string | null;
   last_seq: number;
   body: ColumnType<unknown, string, string>;
+  /** True when `body`'s strings are escaped (`encodeStoredJson`). */
+  body_escaped: Generated<boolean>;
   created_at: Generated<Date>;
 }
 

@@ -1,11 +1,27 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEvents } from '../message/apply-events.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
 import { HistoryStore } from './history-store.js';
 
 const user = (content: string): Message => ({ role: 'user', content });
 const answer = (content: string): Message => ({ role: 'assistant', content });
 const event = (kind: 'clear' | 'mark' | 'rewind', label?: string): Message => (label === undefined ? { role: 'event', kind } : { role: 'event', kind, label });
+const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: {} }] });
+const result = (id: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: 'x' } }] });
+/** The code and message of the SlidingContextError `promise` rejects with. */
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  const error: unknown = await promise.then(() => undefined, (caught: unknown) => caught);
+  if (!(error instanceof SlidingContextError)) throw new Error(`expected a SlidingContextError, got ${String(error)}`);
+  return { code: error.code, message: error.message };
+}
+/** Expects `promise` to be refused with `code`, its message naming `where`. */
+async function expectRefusal(promise: Promise<unknown>, code: string, where: string): Promise<void> {
+  const refused = await refusal(promise);
+  expect(refused.code).toBe(code);
+  expect(refused.message).toContain(where);
+}
 const contents = (messages: readonly Message[]) => messages.map((message) => ('content' in message ? message.content : `[${message.kind}]`));
 
 /**
@@ -185,6 +201,105 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       const listed = await store.listAgents();
       expect(listed.find((entry) => entry.agentId === agent)).toMatchObject({ parentId: null, messages: 1, tokens: 12 });
       expect(listed.find((entry) => entry.agentId === child)).toMatchObject({ parentId: agent, messages: 0 });
+    });
+
+    it('creates an agent with its messages in one transaction: aborted midway, no agent is left', async () => {
+      const messages = Array.from({ length: 1500 }, (_, index) => (index % 2 === 0 ? user(`q${index}`) : answer(`a${index}`)));
+      const before = (await store.listAgents()).length;
+      const interrupt = new AbortController();
+      const onProgress = () => {
+        interrupt.abort();
+      };
+      await expect(store.createAgentWithMessages({ budgetTokens: 1000 }, messages, { onProgress, signal: interrupt.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+      expect((await store.listAgents()).length).toBe(before);
+      const created = await store.createAgentWithMessages({ budgetTokens: 1000 }, messages);
+      expect(created).toMatchObject({ firstSeq: 1, lastSeq: 1500, duplicate: false });
+      expect(await store.agentMeta(created.agentId)).toEqual({ budgetTokens: 1000 });
+      expect((await store.history(created.agentId)).length).toBe(1500);
+      // An append aborted midway stores none of its rows either.
+      const appending = new AbortController();
+      const onAppendProgress = () => {
+        appending.abort();
+      };
+      await expect(store.append(created.agentId, messages, { onProgress: onAppendProgress, signal: appending.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+      expect((await store.history(created.agentId)).length).toBe(1500);
+    });
+
+    it('refuses a tool result that would be stored apart from its call, reading only the exchange it joins', async () => {
+      const agent = await store.createAgent();
+      await store.append(agent, [user('read a.ts'), call('c1')]);
+      // A second writer slips a user message in between the call and its result.
+      await store.append(agent, [user('meanwhile')]);
+      await expectRefusal(store.append(agent, [result('c1')]), 'ORPHANED_TOOL_RESULT', 'messages[0].content[0]');
+      await expectRefusal(store.append(agent, [answer('ok'), result('c1')]), 'ORPHANED_TOOL_RESULT', 'messages[1].content[0]');
+      expect((await store.history(agent)).length).toBe(3);
+      // In the exchange of its call the result is stored, across a fork too, and a second result is refused.
+      await store.append(agent, [call('c2')]);
+      const child = await store.fork(agent);
+      await store.append(child, [result('c2')]);
+      // Which of the two depends on the pairing rule; refused either way.
+      expect((await refusal(store.append(child, [result('c2')]))).code).toMatch(/^(DUPLICATE|ORPHANED)_TOOL_RESULT$/);
+      // A call a rewind hid, or one before a clear, pairs with nothing.
+      await store.append(child, [user('next'), event('mark', 'm'), call('c3'), event('rewind', 'm')]);
+      await expect(store.append(child, [result('c3')])).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
+      await expectRefusal(store.append(child, [call('c4'), event('clear'), result('c4')]), 'ORPHANED_TOOL_RESULT', 'messages[2]');
+      expect((await store.history(child)).map((entry) => entry.seq).at(-1)).toBe(5);
+    });
+
+    it('stores NUL characters and lone surrogates exactly, wherever they are', async () => {
+      const odd = 'nul \u0000 high \ud800 low \udc00 escape \u0001 pair \ud83d\ude00';
+      const messages: Message[] = [
+        { role: 'system', content: odd },
+        user(odd),
+        { role: 'assistant', content: [{ type: 'text', text: odd }, { type: 'tool-call', toolCallId: 'call-odd', toolName: 'run', input: { [odd]: [odd, { nested: odd }] } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-odd', toolName: 'run', output: { type: 'text', value: odd } }] },
+        event('mark', odd),
+        user('hidden'),
+        event('rewind', odd),
+      ];
+      const agent = await store.createAgent({ system: odd });
+      await store.append(agent, messages);
+      expect((await store.history(agent)).map((entry) => entry.message)).toEqual(messages);
+      expect(await store.agentMeta(agent)).toEqual({ system: odd });
+      expect((await store.windowTail(agent, { minTokens: 0, withFirstExchange: false })).marks).toEqual([odd]);
+      expect(await store.visibleLength(agent)).toBe(6);
+      const child = await store.fork(agent, { note: odd });
+      expect(await store.agentMeta(child)).toEqual({ system: odd, note: odd });
+      await store.recordRanges(agent, [{ kind: 'summary', first: { agentId: agent, seq: 2 }, last: { agentId: agent, seq: 4 }, data: { text: odd } }]);
+      expect((await store.ranges(agent))[0]?.data).toEqual({ text: odd });
+      const title = (await store.outline(agent)).find((entry) => entry.role === 'user')?.title;
+      expect(title).toBe(odd.replace('\u0000', '\ufffd').replace('\ud800 ', '\ufffd ').replace('\udc00', '\ufffd'));
+    });
+
+    it('property: any string, NUL and lone surrogates included, reads back exactly as appended', async () => {
+      // Any UTF-16 code units, with NUL, the store's escape character and lone surrogates often.
+      const codeUnit = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 1, 0xd800, 0xdbff, 0xdc00, 0xdfff));
+      const codeUnits = fc.array(codeUnit, { maxLength: 24 }).map((units) => String.fromCharCode(...units));
+      const text = fc.oneof(codeUnits, fc.string({ unit: 'binary', maxLength: 24 }));
+      const agent = await store.createAgent();
+      let seq = 0;
+      await fc.assert(
+        fc.asyncProperty(text, text, async (content, key) => {
+          const messages: Message[] = [user(content), { role: 'assistant', content: [{ type: 'text', text: key }, { type: 'tool-call', toolCallId: `p${seq}`, toolName: 'f', input: { [key]: content } }] }];
+          const { firstSeq } = await store.append(agent, messages);
+          seq = firstSeq + 1;
+          const stored = (await store.history(agent)).slice(firstSeq - 1).map((entry) => entry.message);
+          expect(stored).toEqual(messages);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('refuses a tool call id or tool name longer than the store indexes, naming the message and field, and stores nothing', async () => {
+      const agent = await store.createAgent();
+      const long = 'x'.repeat(8192);
+      await expectRefusal(store.append(agent, [user('a'), call(long)]), 'INVALID_MESSAGE', 'messages[1].content[0].toolCallId is 8192 characters long; the store keeps at most 512');
+      await expectRefusal(store.append(agent, [user('a'), call('nul\u0000id')]), 'INVALID_MESSAGE', 'messages[1].content[0].toolCallId');
+      await expect(store.append(agent, [user('a')], { idempotencyKey: long })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      expect(await store.history(agent)).toEqual([]);
+      const longest = 'y'.repeat(512);
+      await store.append(agent, [user('a'), call(longest), result(longest)]);
+      expect(await store.usedToolCallIds(agent, [longest])).toEqual(new Set([longest]));
     });
 
     if (options.concurrency) {

@@ -64,6 +64,27 @@ describe.skipIf(!serverUrl)('migrations on a server', () => {
   });
 });
 
+describe.skipIf(!serverUrl)('idempotent retries on a server', () => {
+  it('two connections appending with one idempotency key at once: one writes, the other answers duplicate', async () => {
+    const database = await createServerDatabase(serverUrl ?? '', 'retries');
+    const [first, second] = await Promise.all([HistoryStore.open({ databaseUrl: database.url }), HistoryStore.open({ databaseUrl: database.url })]);
+    try {
+      const agent = await first.createAgent();
+      for (let round = 0; round < 20; round++) {
+        const batch = [{ role: 'user' as const, content: `turn ${round}` }, { role: 'assistant' as const, content: `answer ${round}` }];
+        const results = await Promise.all([first.append(agent, batch, { idempotencyKey: `turn-${round}` }), second.append(agent, batch, { idempotencyKey: `turn-${round}` })]);
+        expect(results.map((result) => result.duplicate).sort()).toEqual([false, true]);
+        expect(results[0]).toMatchObject({ firstSeq: 2 * round + 1, lastSeq: 2 * round + 2 });
+        expect(results[1]).toMatchObject({ firstSeq: 2 * round + 1, lastSeq: 2 * round + 2 });
+      }
+      expect((await first.history(agent)).length).toBe(40);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      await database.drop();
+    }
+  });
+});
+
 describe('the PGlite directory lock', () => {
   it('a second opener in this process gets STORE_LOCKED, and the data is intact', async () => {
     const dataDir = temporaryDirectory();

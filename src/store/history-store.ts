@@ -3,7 +3,9 @@ import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { exchangeTitle } from '../exchange/describe-exchange.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
+import { pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
+import { isRecord } from '../message/is-record.js';
 import { type Message, messageSchema } from '../message/message.js';
 import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 import { type CountTarget, countTargetKey, type TokenCount } from '../tokens/token-counter.js';
@@ -13,6 +15,9 @@ import { type OpenDatabase, openDatabase, type StoreLocation } from './open-data
 import { dropSavedViews, saveView } from './saved-views.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { describeStoreFailure } from './store-open-error.js';
+import { decodeStoredJson, encodeStoredJson, storableDisplayText } from './stored-json.js';
+import { requireStorableIdentifiers } from './require-storable-identifiers.js';
+import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
 
 /** Rows per INSERT statement: large appends go in several statements of one transaction. */
 const INSERT_CHUNK = 1000;
@@ -21,12 +26,12 @@ const INSERT_CHUNK = 1000;
 function toStoredMessage(
   rootId: string,
   agentId: string,
-  row: Pick<Selectable<MessagesTable>, 'seq' | 'tokens' | 'count_target' | 'count_method' | 'count_exact' | 'created_at'> & { readonly body: string },
+  row: Pick<Selectable<MessagesTable>, 'seq' | 'tokens' | 'count_target' | 'count_method' | 'count_exact' | 'created_at' | 'body_escaped'> & { readonly body: string },
 ): StoredMessage {
   return {
     agentId: formatAgentId({ rootId, id: agentId }),
     seq: row.seq,
-    message: messageSchema.parse(JSON.parse(row.body)),
+    message: messageSchema.parse(decodeStoredJson(JSON.parse(row.body), row.body_escaped)),
     count:
       row.tokens === null || row.count_target === null
         ? null
@@ -46,16 +51,90 @@ function segmentIndex(segments: readonly SeqSegment[], id: string, seq: number):
   return segments.findIndex((segment) => segment.agentId === id && seq >= segment.fromSeq && seq <= segment.toSeq);
 }
 
-/** The agent's row, or `UNKNOWN_AGENT`. */
+/** The agent's row (its meta decoded), or `UNKNOWN_AGENT`. */
 async function requireAgent(db: Kysely<DatabaseSchema> | Transaction<DatabaseSchema>, key: AgentKey) {
   const agent = await db
     .selectFrom('agents')
-    .select(['last_seq', 'lineage', 'meta', 'fork_seq', 'parent_id'])
+    .select(['last_seq', 'lineage', 'meta', 'meta_escaped', 'fork_seq', 'parent_id'])
     .where('root_id', '=', key.rootId)
     .where('id', '=', key.id)
     .executeTakeFirst();
-  if (!agent) throw new SlidingContextError('UNKNOWN_AGENT', `No agent ${formatAgentId(key)} in this store.`);
-  return agent;
+  if (!agent) throw unknownAgent(key);
+  const meta = decodeStoredJson(agent.meta, agent.meta_escaped);
+  return { ...agent, meta: isRecord(meta) ? meta : {} };
+}
+
+function unknownAgent(key: AgentKey): SlidingContextError {
+  return new SlidingContextError('UNKNOWN_AGENT', `No agent ${formatAgentId(key)} in this store.`);
+}
+
+/** A mark's or rewind's label as read by `body->>'label'`, unescaped when its row is escaped. */
+function labelOf(row: { readonly label: string | null; readonly body_escaped: boolean }): string | undefined {
+  if (row.label === null) return undefined;
+  const label = decodeStoredJson(row.label, row.body_escaped);
+  return typeof label === 'string' ? label : undefined;
+}
+
+/** A range's data as its row stores it. */
+function storedRangeBody(data: Record<string, unknown>): { body: string; body_escaped: boolean } {
+  const stored = encodeStoredJson(data);
+  return { body: stored.text, body_escaped: stored.escaped };
+}
+
+/** A range's data as read back. */
+function rangeData(body: unknown, escaped: boolean): Record<string, unknown> {
+  const data = decodeStoredJson(body, escaped);
+  return isRecord(data) ? data : {};
+}
+
+/** The row of a new root agent. */
+function agentRow(id: string, meta: Record<string, unknown>, name: string | undefined) {
+  const stored = encodeStoredJson(meta);
+  return { root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: stored.text, meta_escaped: stored.escaped, name: name ?? null };
+}
+
+/** Throws `ABORTED` once `signal` is aborted: the transaction it is thrown in rolls back. */
+function throwIfAborted(signal: AbortSignal | undefined, agentId: string): void {
+  if (signal?.aborted === true) {
+    throw new SlidingContextError('ABORTED', `The append to agent ${agentId} was interrupted before it committed; nothing of it was stored.`, { cause: signal.reason });
+  }
+}
+
+/** The messages of an append, checked before anything is written. */
+function validateAppend(messages: readonly Message[], options: AppendOptions): Message[] {
+  const validated = messages.map((message, index) => {
+    const result = messageSchema.safeParse(message);
+    if (!result.success) throw new SlidingContextError('INVALID_MESSAGE', `messages[${index}] is not a valid message: ${result.error.issues[0]?.message ?? 'invalid'}.`);
+    return result.data;
+  });
+  if (options.counts !== undefined && (options.countTarget === undefined || options.counts.length !== validated.length)) {
+    // Counts without the model they are for, or not one per message, would be stored wrong.
+    throw new SlidingContextError('INVALID_INPUT', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
+  }
+  requireStorableIdentifiers(validated, options.idempotencyKey);
+  return validated;
+}
+
+/** The row a message is stored as, at `seq`; `idempotencyKey` goes on the first row of a batch only. */
+function messageRow(key: AgentKey, seq: number, message: Message, count: StoredCount | null, idempotencyKey: string | null) {
+  const body = encodeStoredJson(message);
+  const starts = startsExchange(message);
+  return {
+    root_id: key.rootId,
+    agent_id: key.id,
+    seq,
+    kind: message.role === 'event' ? message.kind : message.role,
+    body: body.text,
+    body_escaped: body.escaped,
+    tokens: count?.tokens ?? null,
+    count_target: count ? count.target : null,
+    count_method: count?.method ?? null,
+    count_exact: count?.exact ?? null,
+    starts_exchange: starts,
+    // A display string: NUL or a lone surrogate in it is replaced; the body keeps them.
+    title: starts ? storableDisplayText(exchangeTitle(message)) : null,
+    idempotency_key: idempotencyKey,
+  };
 }
 
 /** A token count as stored with a message: the count and the `provider/model` it is for. */
@@ -124,8 +203,25 @@ export interface WindowTail {
   readonly tail: readonly StoredMessage[];
   /** True when nothing the model sees was left unread. */
   readonly complete: boolean;
+  /** The agent's own last seq the read was made at: an append expecting it fails if another writer came first. */
+  readonly lastSeq: number;
   /** Labels of the marks a rewind can still reach, oldest first (undefined for unlabelled ones). */
   readonly marks: readonly (string | undefined)[];
+}
+
+/** Options of {@link HistoryStore.append}. */
+export interface AppendOptions {
+  /** Append only if the agent's last seq is still this one; otherwise `STALE_WINDOW`. */
+  readonly expectedLastSeq?: number | undefined;
+  /** A retry with a key already stored writes nothing and answers `duplicate: true`. */
+  readonly idempotencyKey?: string | undefined;
+  /** Each message's count (null for events), made for `countTarget`. */
+  readonly counts?: readonly (TokenCount | null)[] | undefined;
+  readonly countTarget?: CountTarget | undefined;
+  /** Called as rows are written, for progress on large appends. */
+  readonly onProgress?: ((written: number, total: number) => void) | undefined;
+  /** Aborting it before the append commits rolls it back: nothing is stored, and it fails with `ABORTED`. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What `append` wrote. */
@@ -192,6 +288,7 @@ export class HistoryStore {
   /** Writes started, and writes not yet finished: a view derived meanwhile is not saved. */
   #writesStarted = 0;
   #writesRunning = 0;
+  #closing: Promise<void> | undefined;
 
   private constructor(database: OpenDatabase) {
     this.#database = database;
@@ -223,12 +320,7 @@ export class HistoryStore {
   /** Creates a root agent and returns its id; `name` is what `agents` shows it as. */
   async createAgent(meta: Record<string, unknown> = {}, options: { readonly name?: string | undefined } = {}): Promise<string> {
     const id = randomUUID();
-    await this.#write(() =>
-      this.#database.db
-        .insertInto('agents')
-        .values({ root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: JSON.stringify(meta), name: options.name ?? null })
-        .execute(),
-    );
+    await this.#write(() => this.#database.db.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
     return id;
   }
 
@@ -242,107 +334,155 @@ export class HistoryStore {
   }
 
   /**
+   * Creates a root agent holding `messages`, in one transaction: a failure or an interrupt (a
+   * killed process, an aborted `signal`) leaves no agent, never one with part of its messages.
+   */
+  async createAgentWithMessages(
+    meta: Record<string, unknown>,
+    messages: readonly Message[],
+    options: Omit<AppendOptions, 'expectedLastSeq' | 'idempotencyKey'> & { readonly name?: string | undefined } = {},
+  ): Promise<AppendResult & { readonly agentId: string }> {
+    const validated = validateAppend(messages, options);
+    const id = randomUUID();
+    const key = { rootId: id, id };
+    throwIfAborted(options.signal, id);
+    const result = await this.#write(() => this.#database.db.transaction().execute(async (transaction) => {
+      await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
+      return this.#appendInTransaction(transaction, key, validated, options);
+    }));
+    return { agentId: id, ...result };
+  }
+
+  /**
    * Appends messages in one transaction. With `expectedLastSeq`, the append is optimistic and a
    * concurrent writer makes it fail with `STALE_WINDOW`; with `idempotencyKey`, a retry of the
-   * same append writes nothing and returns the seqs first written.
+   * same append writes nothing and returns the seqs first written. A tool result whose call is
+   * not in the exchange it joins is refused (`ORPHANED_TOOL_RESULT`), so that no writer can
+   * leave a history that fails to open.
    */
-  async append(
-    agentId: string,
-    messages: readonly Message[],
-    options: {
-      readonly expectedLastSeq?: number | undefined;
-      readonly idempotencyKey?: string | undefined;
-      /** Each message's count (null for events), made for `countTarget`. */
-      readonly counts?: readonly (TokenCount | null)[] | undefined;
-      readonly countTarget?: CountTarget | undefined;
-      /** Called as rows are written, for progress on large appends. */
-      readonly onProgress?: ((written: number, total: number) => void) | undefined;
-    } = {},
-  ): Promise<AppendResult> {
+  async append(agentId: string, messages: readonly Message[], options: AppendOptions = {}): Promise<AppendResult> {
     const key = parseAgentId(agentId);
-    const validated = messages.map((message, index) => {
-      const result = messageSchema.safeParse(message);
-      if (!result.success) throw new SlidingContextError('INVALID_MESSAGE', `messages[${index}] is not a valid message: ${result.error.issues[0]?.message ?? 'invalid'}.`);
-      return result.data;
-    });
-    if (options.counts !== undefined && (options.countTarget === undefined || options.counts.length !== validated.length)) {
-      // Counts without the model they are for, or not one per message, would be stored wrong.
-      throw new SlidingContextError('INVALID_INPUT', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
-    }
-    return this.#write(() => this.#database.db.transaction().execute(async (transaction) => {
-      if (options.idempotencyKey !== undefined) {
-        // The key sits on the first row of its batch; a retry is the same batch.
-        const seen = await transaction
-          .selectFrom('messages')
-          .select('seq')
-          .where('root_id', '=', key.rootId)
-          .where('agent_id', '=', key.id)
-          .where('idempotency_key', '=', options.idempotencyKey)
-          .executeTakeFirst();
-        if (seen) return { firstSeq: seen.seq, lastSeq: seen.seq + validated.length - 1, duplicate: true };
-      }
-      let update = transaction
-        .updateTable('agents')
-        .set({ last_seq: sql`last_seq + ${validated.length}` })
+    const validated = validateAppend(messages, options);
+    throwIfAborted(options.signal, agentId);
+    return this.#write(() => this.#database.db.transaction().execute((transaction) => this.#appendInTransaction(transaction, key, validated, options)));
+  }
+
+  /** The body of an append, inside its transaction; see {@link append}. */
+  async #appendInTransaction(
+    transaction: Transaction<DatabaseSchema>,
+    key: AgentKey,
+    validated: readonly Message[],
+    options: AppendOptions,
+  ): Promise<AppendResult> {
+    const agentId = formatAgentId(key);
+    // The agent's row is locked first: writers of one agent queue here, so that what they check
+    // next (a retried key, the last seq, the exchange appended to) cannot change under them.
+    const agent = await transaction
+      .selectFrom('agents')
+      .select('last_seq')
+      .where('root_id', '=', key.rootId)
+      .where('id', '=', key.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!agent) throw unknownAgent(key);
+    if (options.idempotencyKey !== undefined) {
+      // The key sits on the first row of its batch; a retry is the same batch.
+      const seen = await transaction
+        .selectFrom('messages')
+        .select('seq')
         .where('root_id', '=', key.rootId)
-        .where('id', '=', key.id);
-      if (options.expectedLastSeq !== undefined) update = update.where('last_seq', '=', options.expectedLastSeq);
-      const row = await update.returning('last_seq').executeTakeFirst();
-      if (!row) {
-        // Inside the transaction: PGlite has one connection, and this transaction holds it.
-        await requireAgent(transaction, key);
-        throw new SlidingContextError(
-          'STALE_WINDOW',
-          `Agent ${agentId} moved on past seq ${String(options.expectedLastSeq)}: another writer appended first; reload the window and try again.`,
-        );
+        .where('agent_id', '=', key.id)
+        .where('idempotency_key', '=', options.idempotencyKey)
+        .executeTakeFirst();
+      if (seen) return { firstSeq: seen.seq, lastSeq: seen.seq + validated.length - 1, duplicate: true };
+    }
+    if (options.expectedLastSeq !== undefined && agent.last_seq !== options.expectedLastSeq) {
+      throw new SlidingContextError(
+        'STALE_WINDOW',
+        `Agent ${agentId} moved on past seq ${String(options.expectedLastSeq)}: another writer appended first; reload the window and try again.`,
+      );
+    }
+    const openExchange = needsOpenExchange(validated) ? await this.#openExchange(transaction, key, agent.last_seq) : [];
+    const problem = findAppendPairingProblem(openExchange, validated);
+    if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') throw pairingError({ ...problem, code: problem.code });
+    const firstSeq = agent.last_seq + 1;
+    const lastSeq = agent.last_seq + validated.length;
+    await transaction.updateTable('agents').set({ last_seq: lastSeq }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
+    const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
+    for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
+      throwIfAborted(options.signal, agentId);
+      const chunk = validated.slice(start, start + INSERT_CHUNK);
+      await transaction
+        .insertInto('messages')
+        .values(
+          chunk.map((message, offset) => {
+            const index = start + offset;
+            const count = target === null ? null : (options.counts?.[index] ?? null);
+            const stored = count && target !== null ? { ...count, target } : null;
+            // Only the first row carries the key: the unique index allows one per agent.
+            return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null);
+          }),
+        )
+        .execute();
+      const toolParts = chunk.flatMap((message, offset) =>
+        [...toolCallsOf(message), ...toolResultsOf(message)].map(({ part, partIndex }) => ({
+          root_id: key.rootId,
+          agent_id: key.id,
+          seq: firstSeq + start + offset,
+          part_index: partIndex,
+          type: part.type,
+          tool_call_id: part.toolCallId,
+          tool_name: part.toolName,
+        })),
+      );
+      // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
+      for (let from = 0; from < toolParts.length; from += 5000) {
+        await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
       }
-      const firstSeq = row.last_seq - validated.length + 1;
-      const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
-      for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
-        const chunk = validated.slice(start, start + INSERT_CHUNK);
-        await transaction
-          .insertInto('messages')
-          .values(
-            chunk.map((message, offset) => {
-              const index = start + offset;
-              const count = target === null ? null : (options.counts?.[index] ?? null);
-              return {
-                root_id: key.rootId,
-                agent_id: key.id,
-                seq: firstSeq + index,
-                kind: message.role === 'event' ? message.kind : message.role,
-                body: JSON.stringify(message),
-                tokens: count?.tokens ?? null,
-                count_target: count ? target : null,
-                count_method: count?.method ?? null,
-                count_exact: count?.exact ?? null,
-                starts_exchange: startsExchange(message),
-                title: startsExchange(message) ? exchangeTitle(message) : null,
-                // Only the first row carries the key: the unique index allows one per agent.
-                idempotency_key: index === 0 ? (options.idempotencyKey ?? null) : null,
-              };
-            }),
-          )
-          .execute();
-        const toolParts = chunk.flatMap((message, offset) =>
-          [...toolCallsOf(message), ...toolResultsOf(message)].map(({ part, partIndex }) => ({
-            root_id: key.rootId,
-            agent_id: key.id,
-            seq: firstSeq + start + offset,
-            part_index: partIndex,
-            type: part.type,
-            tool_call_id: part.toolCallId,
-            tool_name: part.toolName,
-          })),
-        );
-        // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
-        for (let from = 0; from < toolParts.length; from += 5000) {
-          await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
-        }
-        options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
+      options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
+    }
+    // Last chance: an interrupt that came during the final insert still rolls everything back.
+    throwIfAborted(options.signal, agentId);
+    return { firstSeq, lastSeq, duplicate: false };
+  }
+
+  /**
+   * The messages the model sees from the agent's latest exchange start to its seq `lastSeq`
+   * (all of them when no exchange has started): what an append's tool results may pair with.
+   * Read inside the append's transaction, in time that grows with that exchange only.
+   */
+  async #openExchange(transaction: Transaction<DatabaseSchema>, key: AgentKey, lastSeq: number): Promise<Message[]> {
+    const { segments } = await this.#visiblePath(key, formatAgentId(key), transaction, lastSeq);
+    let first = 0;
+    let fromSeq = segments[0]?.fromSeq ?? 1;
+    for (let index = segments.length - 1; index >= 0; index--) {
+      const segment = segments[index] as SeqSegment;
+      const start = await transaction
+        .selectFrom('messages')
+        .select(({ fn }) => fn.max<number | null>('seq').as('seq'))
+        .where('root_id', '=', key.rootId)
+        .where('agent_id', '=', segment.agentId)
+        .where('starts_exchange', '=', true)
+        .where('seq', '>=', segment.fromSeq)
+        .where('seq', '<=', segment.toSeq)
+        .executeTakeFirst();
+      if (start !== undefined && start.seq !== null) {
+        first = index;
+        fromSeq = start.seq;
+        break;
       }
-      return { firstSeq, lastSeq: row.last_seq, duplicate: false };
-    }));
+    }
+    const messages: Message[] = [];
+    for (let index = first; index < segments.length; index++) {
+      const segment = segments[index] as SeqSegment;
+      const rows = await this.#modelRows(key.rootId, segment.agentId, transaction)
+        .where('seq', '>=', index === first ? fromSeq : segment.fromSeq)
+        .where('seq', '<=', segment.toSeq)
+        .orderBy('seq')
+        .execute();
+      for (const row of rows) messages.push(toStoredMessage(key.rootId, segment.agentId, row).message);
+    }
+    return messages;
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */
@@ -351,6 +491,7 @@ export class HistoryStore {
     const id = randomUUID();
     await this.#write(async () => {
       const parent = await requireAgent(this.#database.db, key);
+      const stored = encodeStoredJson({ ...parent.meta, ...meta });
       await this.#database.db
         .insertInto('agents')
         .values({
@@ -360,7 +501,8 @@ export class HistoryStore {
           fork_seq: parent.last_seq,
           lineage: JSON.stringify([...parent.lineage, key.id]),
           last_seq: 0,
-          meta: JSON.stringify({ ...parent.meta, ...meta }),
+          meta: stored.text,
+          meta_escaped: stored.escaped,
           // A name is the user's for one agent: a fork does not inherit it.
           name: options.name ?? null,
         })
@@ -378,7 +520,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const stored: StoredMessage[] = [];
     // With `acrossClears`, the whole path back to the root's first message (for an export).
-    for (const segment of await this.#pathSinceClear(key, options.acrossClears === true)) {
+    for (const segment of (await this.#pathSinceClear(key, { acrossClears: options.acrossClears === true })).path) {
       const rows = await this.#rows(key.rootId, segment.agentId)
         .where('seq', '>=', segment.fromSeq)
         .where('seq', '<=', segment.toSeq)
@@ -401,7 +543,7 @@ export class HistoryStore {
     options: { readonly minTokens: number; readonly withFirstExchange: boolean; readonly after?: MessagePosition | undefined },
   ): Promise<WindowTail> {
     const key = parseAgentId(agentId);
-    const { segments, marks } = await this.#visiblePath(key, agentId);
+    const { segments, marks, lastSeq } = await this.#visiblePath(key, agentId);
 
     const head: StoredMessage[] = [];
     let headEnd: { segment: number; seq: number } | undefined;
@@ -436,22 +578,30 @@ export class HistoryStore {
           const stored = toStoredMessage(key.rootId, segment.agentId, row);
           newestFirst.push(stored);
           tokens += row.tokens ?? Math.ceil(row.body.length / 4);
-          if (row.starts_exchange && tokens >= options.minTokens) return { head, tail: newestFirst.reverse(), complete: false, marks };
+          if (row.starts_exchange && tokens >= options.minTokens) return { head, tail: newestFirst.reverse(), complete: false, marks, lastSeq };
         }
         to = (rows.at(-1)?.seq ?? floor) - 1;
       }
     }
-    return { head, tail: newestFirst.reverse(), complete: true, marks };
+    return { head, tail: newestFirst.reverse(), complete: true, marks, lastSeq };
   }
 
-  /** The seq runs of the lineage path the model sees, after clears, marks and rewinds. */
-  async #visiblePath(key: AgentKey, agentId: string): Promise<{ segments: SeqSegment[]; marks: (string | undefined)[] }> {
-    const path = await this.#pathSinceClear(key);
+  /**
+   * The seq runs of the lineage path the model sees, after clears, marks and rewinds, and the
+   * agent's own last seq they were read at; `db` and `lastSeq` as for {@link #pathSinceClear}.
+   */
+  async #visiblePath(
+    key: AgentKey,
+    agentId: string,
+    db: Kysely<DatabaseSchema> = this.#database.db,
+    lastSeq?: number,
+  ): Promise<{ segments: SeqSegment[]; marks: (string | undefined)[]; lastSeq: number }> {
+    const { path, lastSeq: readAt } = await this.#pathSinceClear(key, { db, lastSeq });
     const events = await Promise.all(
       path.map((segment, index) =>
-        this.#database.db
+        db
           .selectFrom('messages')
-          .select(['seq', 'kind', sql<string | null>`body->>'label'`.as('label')])
+          .select(['seq', 'kind', 'body_escaped', sql<string | null>`body->>'label'`.as('label')])
           .where('root_id', '=', key.rootId)
           .where('agent_id', '=', segment.agentId)
           .where('kind', 'in', ['mark', 'rewind'])
@@ -459,10 +609,10 @@ export class HistoryStore {
           .where('seq', '<=', segment.toSeq)
           .orderBy('seq')
           .execute()
-          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: row.label ?? undefined }))),
+          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: labelOf(row) }))),
       ),
     );
-    return visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+    return { ...visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`), lastSeq: readAt };
   }
 
   /**
@@ -533,7 +683,7 @@ export class HistoryStore {
    */
   async timeline(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
     const key = parseAgentId(agentId);
-    const path = await this.#pathSinceClear(key, options.acrossClears === true);
+    const { path } = await this.#pathSinceClear(key, { acrossClears: options.acrossClears === true });
     const entries: TimelineEntry[] = [];
     for (const segment of path) {
       const [messages, parts] = await Promise.all([
@@ -599,28 +749,33 @@ export class HistoryStore {
     return new Set(rows.filter((row) => segmentIndex(segments, row.agent_id, row.seq) !== -1).map((row) => row.tool_call_id));
   }
 
-  /** Rows of one agent of a tree, every column a stored message needs. */
-  #rows(rootId: string, agentId: string) {
-    return this.#database.db
+  /** Rows of one agent of a tree, every column a stored message needs; `db` may be a transaction. */
+  #rows(rootId: string, agentId: string, db: Kysely<DatabaseSchema> = this.#database.db) {
+    return db
       .selectFrom('messages')
       // The body as text, parsed here: several times faster than PGlite's own jsonb decoding.
-      .select(['seq', sql<string>`body::text`.as('body'), 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
+      .select(['seq', sql<string>`body::text`.as('body'), 'body_escaped', 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
       .where('root_id', '=', rootId)
       .where('agent_id', '=', agentId);
   }
 
   /** {@link #rows} without events: the messages a model is sent. */
-  #modelRows(rootId: string, agentId: string) {
-    return this.#rows(rootId, agentId).where('kind', 'in', ['system', 'user', 'assistant', 'tool']);
+  #modelRows(rootId: string, agentId: string, db: Kysely<DatabaseSchema> = this.#database.db) {
+    return this.#rows(rootId, agentId, db).where('kind', 'in', ['system', 'user', 'assistant', 'tool']);
   }
 
   /**
    * The seq runs an agent replays, root side first: each ancestor up to the seq its child forked
    * at, then the agent itself, starting at the most recent `clear` on that path (included).
+   * `db` may be a transaction; `lastSeq` ends the agent's own run (default: its last seq now);
+   * `acrossClears` goes back to the root's first message instead of stopping at a clear.
    */
-  async #pathSinceClear(key: AgentKey, acrossClears = false): Promise<SeqSegment[]> {
-    const leaf = await requireAgent(this.#database.db, key);
-    const chain = await this.#database.db
+  async #pathSinceClear(
+    key: AgentKey,
+    { db = this.#database.db, lastSeq, acrossClears = false }: { db?: Kysely<DatabaseSchema>; lastSeq?: number | undefined; acrossClears?: boolean } = {},
+  ): Promise<{ path: SeqSegment[]; lastSeq: number }> {
+    const leaf = await requireAgent(db, key);
+    const chain = await db
       .selectFrom('agents')
       .select(['id', 'fork_seq', 'parent_id'])
       .where('root_id', '=', key.rootId)
@@ -628,11 +783,11 @@ export class HistoryStore {
       .execute();
     const byId = new Map(chain.map((row) => [row.id, row]));
     const path: SeqSegment[] = [];
-    let upTo = leaf.last_seq;
+    let upTo = lastSeq ?? leaf.last_seq;
     for (let current: string | null = key.id; current !== null;) {
       const agent = byId.get(current);
       if (!agent) break;
-      const clear = await this.#database.db
+      const clear = await db
         .selectFrom('messages')
         .select(({ fn }) => fn.max('seq').as('seq'))
         .where('root_id', '=', key.rootId)
@@ -646,7 +801,7 @@ export class HistoryStore {
       upTo = agent.fork_seq ?? 0;
       current = agent.parent_id;
     }
-    return path;
+    return { path, lastSeq: lastSeq ?? leaf.last_seq };
   }
 
   /**
@@ -669,7 +824,7 @@ export class HistoryStore {
           first_seq: range.first.seq,
           last_agent_id: idOf(range.last.agentId),
           last_seq: range.last.seq,
-          body: JSON.stringify(range.data ?? {}),
+          ...storedRangeBody(range.data ?? {}),
         })),
       )
       .execute());
@@ -700,7 +855,7 @@ export class HistoryStore {
       kind: row.kind,
       first: { agentId: publicId(row.first_agent_id, row.agent_id), seq: row.first_seq },
       last: { agentId: publicId(row.last_agent_id, row.agent_id), seq: row.last_seq },
-      data: row.body as Record<string, unknown>,
+      data: rangeData(row.body, row.body_escaped),
       createdAt: new Date(row.created_at),
     }));
   }
@@ -824,8 +979,12 @@ export class HistoryStore {
     }
   }
 
-  /** Closes the database (and, for PGlite, writes it out and releases the directory lock). */
+  /**
+   * Closes the database (and, for PGlite, writes it out and releases the directory lock), after
+   * any transaction still running. Closing again returns the same promise.
+   */
   close(): Promise<void> {
-    return this.#database.close();
+    this.#closing ??= this.#database.close();
+    return this.#closing;
   }
 }

@@ -133,6 +133,15 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('agents').addColumn('name', 'text').execute();
     },
   },
+  '2026-11-24-004-escaped-json': {
+    async up(db: Kysely<unknown>) {
+      // jsonb refuses NUL and lone surrogates, which JavaScript strings may hold: such a value is
+      // stored with its strings escaped (see stored-json.ts) and its row says so.
+      await db.schema.alterTable('messages').addColumn('body_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+      await db.schema.alterTable('agents').addColumn('meta_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+      await db.schema.alterTable('context_ranges').addColumn('body_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+    },
+  },
 };
 
 /** The newest migration: a store that has applied it is current. */

@@ -80,12 +80,30 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  * bodies in every wire format and message arrays, and the transcripts agents leave on disk:
  * Claude Code sessions and Codex rollouts (JSONL). Broken transcript lines are reported by line
  * number and the rest imported; `--strict` imports nothing if any line is broken. One
- * transaction either way.
+ * transaction either way, the new agent included: an interrupt (Ctrl-C, SIGTERM) before it
+ * commits rolls it back, and the process exits 130 or 143 once it has.
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
   if (flags.sync === true && flags.agent === undefined) {
     throw new SlidingContextError('INVALID_INPUT', 'import --sync: name the agent to sync with --agent <id>.');
   }
+  const interrupt = new AbortController();
+  let importing: Promise<void> | undefined;
+  const cancel = io.onInterrupt(async () => {
+    interrupt.abort();
+    // The process exits only once the transaction has rolled back.
+    await importing?.catch(() => undefined);
+  });
+  try {
+    importing = importFile(file, flags, io, interrupt.signal);
+    await importing;
+  } finally {
+    cancel();
+  }
+}
+
+/** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
+async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportInput(io, file, flags);
   const counted = importTarget(input, flags);
   const counter = await loadCliCounter(io, counted.provider, counted.model);
@@ -110,21 +128,22 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
     });
     counting.finish();
     const settings = { system: input.system, tools: input.tools };
-    const agentId =
-      flags.agent
-      ?? (await store.createAgent(
-        { ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format },
-        { name: flags.name },
-      ));
-    if (flags.agent !== undefined && flags.name !== undefined) await store.renameAgent(agentId, flags.name);
     const storing = progressBar(write, 'storing ', messages.length);
     const onProgress = (done: number) => {
       storing.update(done);
     };
-    // A sync with nothing new writes nothing.
-    const { lastSeq } = messages.length === 0 && sync
-      ? { lastSeq: await store.lastSeq(agentId) }
-      : await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
+    const storeOptions = { counts, countTarget: counted, onProgress, signal };
+    // A new agent is created with its messages in one transaction: never an agent with part of them.
+    const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format });
+    const appendTo = async (agentId: string) => {
+      if (flags.name !== undefined) await store.renameAgent(agentId, flags.name);
+      // A sync with nothing new writes nothing.
+      const { lastSeq } = messages.length === 0 && sync ? { lastSeq: await store.lastSeq(agentId) } : await store.append(agentId, messages, storeOptions);
+      return { agentId, lastSeq };
+    };
+    const { agentId, lastSeq } = flags.agent === undefined
+      ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, name: flags.name })
+      : await appendTo(flags.agent);
     storing.finish();
     // Saved for `history`, the usual next step, which then starts without the database.
     await saveHistoryOutlineAfterWrite(store, agentId);
