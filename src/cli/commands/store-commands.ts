@@ -19,8 +19,6 @@ import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
-import { formatAge } from '../render/format-age.js';
-import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentsTable } from '../render/agents-table.js';
 import { renderHistoryTimelineReport } from '../render/history-timeline-report.js';

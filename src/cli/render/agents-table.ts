@@ -43,7 +43,7 @@ export function renderAgentsTable(agents: readonly AgentSummary[], now: Date): s
   ]);
   const header = ['AGENT', 'NAME', 'MODEL', 'TITLE', 'MESSAGES', 'TOKENS', 'LAST ACTIVE'];
   const numeric = new Set([4, 5]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) => rows.reduce((width, row) => Math.max(width, (row[column] ?? '').length), title.length));
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))

@@ -5,6 +5,7 @@ import { formatAge } from './format-age.js';
 import { clipText } from './format-exchange.js';
 import { formatNumber } from './format-number.js';
 import { renderSummary, type SummaryView } from './history-report.js';
+import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 
 /** What the timeline view is drawn with, beside the rows. */
 export interface HistoryTimelineView {
@@ -64,20 +65,24 @@ function eventLine(row: TimelineEventRow, now: Date): string {
 export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
   const { plan, rows, now } = view;
   const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
-  const lines = [`sliding-context history ${view.agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
+  // Stored text (titles, tools, labels, the summary) is shown with its control characters visible, never sent to the terminal.
+  const lines = [neutralizeControlCharacters(`sliding-context history ${view.agentId} · ${plan.provider}/${plan.model} · ${budget}`), ''];
   if (view.offset > 0) lines.push(`(${formatNumber(view.offset)} earlier rows not shown: ${view.all ? 'see --limit/--tail' : 'history --all lists them'})`, '');
   const ruleAt = ruleIndex(rows, view);
   const draw = (row: TimelineRow) => {
-    const line = row.type === 'event' ? eventLine(row, now) : exchangeLine(row, now);
+    const line = neutralizeControlCharacters(row.type === 'event' ? eventLine(row, now) : exchangeLine(row, now));
     const hidden = row.type === 'exchange' && (row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound');
     return hidden && view.color ? dim(line) : line;
   };
   const before = rows.slice(0, ruleAt);
   if (before.some((row) => row.type === 'exchange' && !row.inWindow)) lines.push('Outside the window (kept in the history):');
-  lines.push(...before.map(draw));
+  for (const row of before) lines.push(draw(row));
   if (before.length > 0) lines.push('');
-  if (ruleAt <= rows.length) lines.push(renderContextRule(100), '', ...(view.summary ? renderSummary(view.summary) : []));
-  lines.push(...rows.slice(ruleAt).map(draw));
+  if (ruleAt <= rows.length) {
+    lines.push(renderContextRule(100), '');
+    for (const line of view.summary ? renderSummary(view.summary) : []) lines.push(neutralizeControlCharacters(line));
+  }
+  for (const row of rows.slice(ruleAt)) lines.push(draw(row));
   if (view.total === 0) lines.push('(no exchanges yet)');
   const shown = view.offset + rows.length;
   if (shown < view.total) lines.push(`(${formatNumber(view.total - shown)} later rows not shown: see --tail)`);

@@ -5,7 +5,7 @@ import { formatAge } from './format-age.js';
 export function renderMarksList(agentId: string, marks: readonly ReachableMark[], now: Date): string {
   if (marks.length === 0) return `No marks a rewind of ${agentId} can reach (set one with \`mark\`, or /mark in the chat).\n`;
   const labels = marks.map((mark) => (mark.label === null ? '(no label)' : `"${mark.label}"`));
-  const width = Math.max(5, ...labels.map((label) => label.length));
+  const width = labels.reduce((width, label) => Math.max(width, label.length), 5);
   const rows = marks.map((mark, index) =>
     [(labels[index] ?? '').padEnd(width), `seq ${mark.seq}`.padEnd(10), formatAge(mark.createdAt, now).padEnd(12), mark.exchange === 0 ? 'before the first exchange' : `after exchange #${mark.exchange - 1}, before #${mark.exchange}`].join('  '),
   );

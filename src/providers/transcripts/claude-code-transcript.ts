@@ -152,7 +152,7 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
       // One reply, one line per content block: join the blocks back into one message, also
       // when the result of an earlier call of the same reply was written between them.
       if (id !== undefined && id === lastAssistantId && reply && Array.isArray(reply.content) && Array.isArray(content)) {
-        reply.content.push(...content);
+        for (const part of content) reply.content.push(part);
         continue;
       }
       lastAssistantId = id;

@@ -119,7 +119,7 @@ export function convertSegments<Entry>(
       };
       try {
         const request = convert(entries.map(({ entry }) => entry), strict ? {} : { onRefused });
-        broken.push(...refused);
+        for (const line of refused) broken.push(line);
         return request;
       } catch (error) {
         const bySchema = strict ? new Map<number, string>() : refusedBySchema(error);
