@@ -17,6 +17,8 @@ export interface ExchangeHistory {
   readonly index: number;
   readonly title: string;
   readonly tools: readonly string[];
+  /** How often each tool was called, by name, in first-use order. */
+  readonly toolCalls?: Readonly<Record<string, number>> | undefined;
   readonly tokens: number;
   readonly inWindow: boolean;
   readonly pinned: boolean;
@@ -66,9 +68,13 @@ export interface PlannedHistory {
  * Plans the window over an agent's whole visible history, as the `/history` view shows it. The
  * counts stored with the messages are used when they were made for this model, so a history
  * counted when it was written is planned without loading a tokenizer; the cutoff is the one a
- * conversation computes from the same budget and messages.
+ * conversation computes from the same budget and messages. `messages` are the visible ones;
+ * `plannedMessages` are those the plan's indices point into (the summary in force in place of
+ * what it covers).
  */
-export async function planStoredHistory(options: StoredHistoryOptions): Promise<PlannedHistory & { messages: ModelMessage[] }> {
+export async function planStoredHistory(
+  options: StoredHistoryOptions,
+): Promise<PlannedHistory & { messages: ModelMessage[]; plannedMessages: readonly ModelMessage[] }> {
   const visible = applyEventsTo(await options.store.history(options.agentId), (entry) => entry.message);
   const messages = visible.map((entry) => entry.message as ModelMessage);
   const target = countTargetKey(options);
@@ -94,7 +100,7 @@ async function planAroundSummary(
   positions: readonly Placed[],
   known: Map<ModelMessage, TokenCount>,
   needsCounter: boolean,
-): Promise<PlannedHistory> {
+): Promise<PlannedHistory & { plannedMessages: readonly ModelMessage[] }> {
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const found = summary ? positions.findIndex(isEnd) : -1;
   // A summary never stands for the latest exchange: with no exchange after it, it is set aside.
@@ -130,10 +136,11 @@ async function planAroundSummary(
       .slice(exchange.firstMessage, exchange.lastMessage + 1)
       .reduce((sum, message) => sum + counter.countMessage({ ...options, message }).tokens, 0);
     const where = { agentId: first?.agentId ?? '', firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
-    return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
+    const tools = { tools: [...described.tools.keys()], toolCalls: Object.fromEntries(described.tools) };
+    return { index: 0, title: described.title, ...tools, tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
-  return { plan, exchanges, summary: end === -1 ? undefined : summary };
+  return { plan, exchanges, summary: end === -1 ? undefined : summary, plannedMessages: planned };
 }
 
 /**
@@ -163,7 +170,8 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
   // names alone, so the model's counter counts them from the skeletons as from the bodies.
-  return planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
+  const { plan, exchanges, summary } = await planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
+  return { plan, exchanges, summary };
 }
 
 /**
@@ -213,6 +221,7 @@ function describeExchanges(
       index: exchange.index,
       title: described.title,
       tools: [...described.tools.keys()],
+      toolCalls: Object.fromEntries(described.tools),
       tokens: exchange.tokens,
       inWindow: exchange.inWindow,
       pinned: exchange.pinned,

@@ -21,7 +21,7 @@ import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-sto
 import { formatAge } from '../render/format-age.js';
 import { formatNumber } from '../render/format-number.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
-import { toWindowJson } from '../render/window-json.js';
+import { agentWindowJson } from '../render/agent-window-json.js';
 
 /** Flags shared by the store commands. */
 export interface StoreCommandFlags extends StoreFlags {
@@ -119,14 +119,8 @@ export async function runHistoryCommand(
 
 function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { plan, exchanges, summary }: PlannedHistory): void {
   if (flags.json) {
-    const json = toWindowJson(plan, 'neutral', undefined);
-    // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
-    const planned = [...plan.exchanges];
-    const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
-      const exchange = summarized ? undefined : planned.shift();
-      return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt };
-    });
-    io.stdout.write(`${JSON.stringify({ ...json, agentId, exchanges: described, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
+    const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
+    io.stdout.write(`${JSON.stringify({ ...json, agentId, summary: summary ? summaryJson(summary, exchanges) : null, request: undefined }, null, 2)}\n`);
     return;
   }
   io.stdout.write(renderAgentHistory(agentId, { plan, exchanges, summary }));
@@ -138,7 +132,7 @@ export function renderAgentHistory(agentId: string, { plan, exchanges, summary }
 }
 
 /** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
-function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
+export function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
   const summarized = exchanges.filter((exchange) => exchange.summarized);
   const covered = summarized.map((exchange) => exchange.index);
   const start = summarized[0];

@@ -9,7 +9,8 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { toWindowJson } from '../render/window-json.js';
-import { renderWindowReport } from '../render/window-report.js';
+import { agentWindowJson, agentWindowRows } from '../render/agent-window-json.js';
+import { renderWindowReport, windowReportRows } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Flags of `sliding-context window`. */
@@ -62,21 +63,28 @@ export async function runWindowCommand(file: string | undefined, options: Window
     io.stdout.write(`${JSON.stringify(toWindowJson(plan, input.format, request), null, 2)}\n`);
     return;
   }
-  io.stdout.write(renderWindowReport(plan, messages, `${input.format}${input.detected ? ' (detected)' : ''}`));
+  io.stdout.write(renderWindowReport(plan, windowReportRows(plan, messages), { format: `${input.format}${input.detected ? ' (detected)' : ''}` }));
 }
 
-/** `window --agent <agent>`: the window from the store, with the same report as on a file. */
+/**
+ * `window --agent <agent>`: the window from the store, with the same report as on a file. The
+ * exchanges are those of the agent's whole history, numbered, titled and marked as `history`
+ * shows them, the summarized ones included.
+ */
 export async function runAgentWindowCommand(
   agentId: string,
   flags: StoreCommandFlags & TargetFlags & { readonly body?: boolean | undefined },
   io: CliIo,
 ): Promise<void> {
   await withCliStore(io, flags, async (store) => {
-    const { plan, messages, settings } = await planAgentHistory(io, store, agentId, flags);
+    const { plan, exchanges, summary, settings } = await planAgentHistory(io, store, agentId, flags);
     const format = providerWireFormat(plan.provider);
     const request = buildRequest(format, { model: plan.model, system: settings.system, tools: settings.tools, messages: plan.messages });
     if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...toWindowJson(plan, format, request) }, null, 2)}\n`);
-    else io.stdout.write(renderWindowReport(plan, messages));
+    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...agentWindowJson(plan, exchanges, format, request) }, null, 2)}\n`);
+    else {
+      const tokens = summary && typeof summary.data.tokens === 'number' ? summary.data.tokens : null;
+      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), { summary: summary && { summarizer: summary.data.summarizer, tokens } }));
+    }
   });
 }

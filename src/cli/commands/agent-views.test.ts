@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../_test-cli.js';
+import { clipText } from '../render/format-exchange.js';
+import { formatNumber } from '../render/format-number.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'sliding-context-agent-views-'));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+const store = ['--data-dir', join(directory, 'store')];
+
+interface ExchangeJson {
+  index: number;
+  title: string;
+  tools: string[];
+  tokens: number;
+  inWindow: boolean;
+  pinned: boolean;
+  summarized: boolean;
+}
+interface ViewJson {
+  budgetTokens: number;
+  totalTokens: number;
+  evictedExchanges: number;
+  exchanges: ExchangeJson[];
+  syntheticResults: { exchange: number }[];
+  summary?: { exchanges: { first: number; last: number } | null; messages: { first: { agentId: string; seq: number }; last: { agentId: string; seq: number } } } | null;
+}
+
+const json = async (...args: string[]) => JSON.parse((await runCli([...args, '--json', ...store])).stdout) as ViewJson;
+const text = async (...args: string[]) => (await runCli([...args, ...store])).stdout;
+const short = (agentId: string) => (agentId.split(':').at(-1) ?? '').slice(0, 8);
+
+/** The rows of `window --agent`: number, title, tool names, tokens, state; and whether each is below the rule. */
+function windowRows(output: string) {
+  const lines = output.split('\n');
+  const rule = lines.findIndex((line) => line.startsWith('── context ──'));
+  return lines.flatMap((line, position) => {
+    const match = /^\s*(\d+) {2}"(.*?)"\s+(.*?)\s+([\d,]+) {2}(in|out|pinned|summarized)$/.exec(line);
+    if (!match) return [];
+    const [, index, title, tools, tokens, state] = match as unknown as [string, string, string, string, string, string];
+    return [{ index: Number(index), title, tools: tools.replace(/×\d+/g, ''), tokens: Number(tokens.replace(/,/g, '')), state, belowRule: rule !== -1 && position > rule }];
+  });
+}
+
+/** The rows of `history`: number, title, tokens, summarized; and whether each is below the rule. */
+function historyRows(output: string) {
+  const lines = output.split('\n');
+  const rule = lines.findIndex((line) => line.startsWith('── context ──'));
+  return lines.flatMap((line, position) => {
+    const match = /^\s*#(\d+) {2}"(.*?)"\s+.*?\s([\d,]+) tokens {2}(?:just now|pinned|.*?ago)( {2}summarized)?$/.exec(line);
+    if (!match) return [];
+    return [{ index: Number(match[1]), title: match[2], tokens: Number((match[3] ?? '').replace(/,/g, '')), summarized: match[4] !== undefined, belowRule: position > rule }];
+  });
+}
+
+/** Checks that `window --agent` and `history`, human and JSON, tell the same exchanges and totals. */
+async function expectViewsAgree(agentId: string) {
+  const history = await json('history', agentId);
+  const window = await json('window', '--agent', agentId);
+  const key = ({ index, title, tools, tokens, inWindow, pinned, summarized }: ExchangeJson) => ({ index, title, tools, tokens, inWindow, pinned, summarized });
+  expect(window.exchanges.map(key)).toEqual(history.exchanges.map(key));
+  expect(window.evictedExchanges).toBe(history.evictedExchanges);
+  expect(history.evictedExchanges).toBe(history.exchanges.filter((exchange) => !exchange.inWindow).length);
+  expect(window.syntheticResults.map((result) => result.exchange)).toEqual(history.syntheticResults.map((result) => result.exchange));
+
+  const windowText = await text('window', '--agent', agentId);
+  const rows = windowRows(windowText);
+  expect(rows.map((row) => row.index)).toEqual(window.exchanges.map((exchange) => exchange.index));
+  for (const [position, row] of rows.entries()) {
+    const exchange = window.exchanges[position] as ExchangeJson;
+    expect(row.title).toBe(clipText(exchange.title, 42));
+    expect(exchange.tools.join(', ').startsWith(row.tools.replace(/…$/, ''))).toBe(true);
+    expect(row.tokens).toBe(exchange.tokens);
+    expect(row.state).toBe(exchange.summarized ? 'summarized' : exchange.pinned ? 'pinned' : exchange.inWindow ? 'in' : 'out');
+    expect(row.belowRule).toBe(exchange.inWindow);
+  }
+  const inWindow = window.exchanges.filter((exchange) => exchange.inWindow).length;
+  const summarized = window.exchanges.filter((exchange) => exchange.summarized).length;
+  expect(windowText).toContain(
+    `: ${formatNumber(inWindow)} of ${formatNumber(window.exchanges.length)} exchanges, ${formatNumber(window.evictedExchanges)} evicted${summarized > 0 ? ` (${formatNumber(summarized)} summarized)` : ''}\n`,
+  );
+
+  const historyText = await text('history', agentId);
+  const listed = historyRows(historyText);
+  expect(listed.map(({ index, tokens, summarized: folded, belowRule }) => ({ index, tokens, summarized: folded, inWindow: belowRule }))).toEqual(
+    history.exchanges.map(({ index, tokens, summarized: folded, inWindow: within }) => ({ index, tokens, summarized: folded, inWindow: within })),
+  );
+  expect(listed.map((row) => row.title)).toEqual(history.exchanges.map((exchange) => clipText(exchange.title, 44)));
+  const window_ = /^Window ([\d,]+) \/ ([\d,]+) tokens · ([\d,]+) exchanges? in, ([\d,]+) out · /m.exec(historyText);
+  expect(window_?.slice(1).map((value) => Number(value.replace(/,/g, '')))).toEqual([history.totalTokens, history.budgetTokens, inWindow, history.evictedExchanges]);
+  const summary = history.summary;
+  if (summary) {
+    const { first, last } = summary.messages;
+    const range = first.agentId === last.agentId ? `${first.seq}–${last.seq}` : `${short(first.agentId)}:${first.seq}–${short(last.agentId)}:${last.seq}`;
+    const exchanges = summary.exchanges && (summary.exchanges.first === summary.exchanges.last ? `exchange #${summary.exchanges.first}` : `exchanges #${summary.exchanges.first}–#${summary.exchanges.last}`);
+    expect(historyText).toMatch(new RegExp(`^Summary \\(digest\\) of ${exchanges ?? 'earlier exchanges'}, messages ${range} · `, 'm'));
+  }
+  return { history, window };
+}
+
+describe('window --agent and history tell the truth', () => {
+  it('after a demo, a compact, a fork and a compact of the fork: the same exchanges, numbers, titles, tools and totals, human and JSON', { timeout: 240_000 }, async () => {
+    const demo = JSON.parse((await runCli(['demo', '--exchanges', '12', '--budget', '3000', '--json', ...store])).stdout) as { agentId: string; exchangesSummarized: number };
+    const { agentId } = demo;
+    expect(demo.exchangesSummarized).toBeGreaterThan(0);
+    const afterDemo = await expectViewsAgree(agentId);
+    expect(afterDemo.history.evictedExchanges).toBeGreaterThan(0);
+    expect(afterDemo.window.exchanges.at(-1)?.index).toBe(11);
+
+    await runCli(['import', '-', '--agent', agentId, ...store], { stdin: JSON.stringify([{ role: 'user', content: 'What is left to do?' }, { role: 'assistant', content: 'Nothing.' }]) });
+    await runCli(['compact', agentId, ...store]);
+    await expectViewsAgree(agentId);
+
+    const { agentId: child } = JSON.parse((await runCli(['fork', agentId, '--json', ...store])).stdout) as { agentId: string };
+    const turns = Array.from({ length: 3 }, (_, index) => [
+      { role: 'user', content: `A question of the fork, number ${index}` },
+      { role: 'assistant', content: `An answer of the fork, number ${index}` },
+    ]).flat();
+    await runCli(['import', '-', '--agent', child, ...store], { stdin: JSON.stringify(turns) });
+    await runCli(['compact', child, ...store]);
+    const forked = await expectViewsAgree(child);
+    // The rolling summary now runs from the parent's messages into the child's.
+    expect(forked.history.summary?.messages.first.agentId).toBe(agentId);
+    expect(forked.history.summary?.messages.last.agentId).toBe(child);
+    expect(await text('history', child)).toMatch(new RegExp(`messages ${short(agentId)}:1–${short(child)}:\\d+ · `));
+  });
+});
