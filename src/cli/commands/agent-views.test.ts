@@ -129,3 +129,27 @@ describe('window --agent and history tell the truth', () => {
     expect(await text('history', child)).toMatch(new RegExp(`messages ${short(agentId)}:1–${short(child)}:\\d+ · `));
   });
 });
+
+describe('small things the views say', () => {
+  it('demo --budget 0 says nothing of a summary when none was made, and a count of one takes the singular', { timeout: 120_000 }, async () => {
+    const { stdout } = await runCli(['demo', '--exchanges', '1', '--budget', '0']);
+    expect(stdout).toMatch(/^Window {5}[\d,]+ tokens: 1 exchange$/m);
+    expect(stdout).toMatch(/^Replayed {3}1 exchange \([\d,]+ messages\) turn by turn/m);
+    expect(stdout).toMatch(/ · 1 exchange in, 0 out · /);
+    expect(stdout).toMatch(/^Evicted {4}nothing: every exchange is in the window$/m);
+    expect(stdout).toMatch(/not all exact \(some framing is estimated\)/);
+    expect(stdout).not.toMatch(/summary|\b1 exchanges\b/);
+    await expect(runCli(['demo', '--exchanges', '0'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--exchanges') });
+  });
+
+  it('an empty label and a <root>:<root> id are refused with clear errors, and nothing is stored', async () => {
+    const flags = ['--data-dir', join(directory, 'refusals')];
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'hi' }]) })).stdout) as { agentId: string };
+    await expect(runCli(['mark', agentId, '', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('mark: the label is empty') });
+    await expect(runCli(['rewind', agentId, '  ', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('rewind: the label is empty') });
+    await expect(runCli(['history', `${agentId}:${agentId}`, ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: expect.stringContaining(`the root agent is "${agentId}"`) });
+    await expect(runCli(['mark', `${agentId}:${agentId}`, 'm', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+    const history = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { exchanges: unknown[] };
+    expect(history.exchanges).toHaveLength(1);
+  });
+});

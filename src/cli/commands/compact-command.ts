@@ -8,6 +8,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { providerSdk } from '../provider-sdk.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
@@ -57,7 +58,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
       ? `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`
       : result.coveredExchanges === 0
         ? 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.'
-        : `${flags.dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${result.coveredExchanges} exchanges: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
+        : `${flags.dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${formatCount(result.coveredExchanges, 'exchange')}: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
     print(io, flags.json, result, [result.summary ?? '', outcome].filter(Boolean).join('\n\n'));
   });
 }

@@ -9,6 +9,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { type ConversationInput, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -125,10 +126,10 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
     if (!flags.json) {
       const notes = [
         `${input.format}${input.detected ? ', detected' : ''}`,
-        ...(brokenLines.length > 0 ? [`${brokenLines.length} broken line${brokenLines.length === 1 ? '' : 's'} skipped`] : []),
+        ...(brokenLines.length > 0 ? [`${formatCount(brokenLines.length, 'broken line')} skipped`] : []),
         ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
       ];
-      io.stderr.write(`imported ${formatNumber(messages.length)} messages (${notes.join('; ')}); last seq ${lastSeq}\n`);
+      io.stderr.write(`imported ${formatCount(messages.length, 'message')} (${notes.join('; ')}); last seq ${lastSeq}\n`);
     }
     const json = { agentId, format: input.format, detected: input.detected, messages: messages.length, brokenLines, skipped: skippedCounts };
     print(io, flags.json, json, agentId);

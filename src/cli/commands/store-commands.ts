@@ -9,6 +9,7 @@ import {
   planStoredHistory,
 } from '../../conversation/exchange-history.js';
 import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -160,6 +161,9 @@ export async function runAgentEventCommand(
   flags: StoreCommandFlags,
   io: CliIo,
 ): Promise<void> {
+  if (label !== undefined && label.trim() === '') {
+    throw new SlidingContextError('INVALID_INPUT', `${action}: the label is empty; give a label with at least one visible character, e.g. before-refactor.`);
+  }
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId);
