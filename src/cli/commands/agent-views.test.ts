@@ -153,3 +153,57 @@ describe('small things the views say', () => {
     expect(history.exchanges).toHaveLength(1);
   });
 });
+
+describe('clear keeps what the agent was made with', () => {
+  const openAiBody = {
+    model: 'gpt-4o',
+    temperature: 0.3,
+    max_tokens: 300,
+    messages: [
+      { role: 'system', content: 'You are the release manager. Answer in one line.' },
+      { role: 'user', content: 'Is the build green?' },
+      { role: 'assistant', content: 'Yes.' },
+    ],
+  };
+  const anthropicBody = {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 700,
+    temperature: 0.1,
+    system: [{ type: 'text', text: 'You are the release manager.', cache_control: { type: 'ephemeral' } }],
+    messages: [
+      { role: 'user', content: `Is the build red? The log:\n${'step passed in 2 s\n'.repeat(150)}` },
+      { role: 'assistant', content: 'No.' },
+      { role: 'user', content: 'Is the build green?' },
+      { role: 'assistant', content: 'Yes.' },
+    ],
+  };
+
+  it('an imported OpenAI system prompt survives a clear, as an Anthropic one does; the request options stay with the agent', { timeout: 120_000 }, async () => {
+    const flags = ['--data-dir', join(directory, 'clear')];
+    const imported = async (body: unknown, format: string) =>
+      (JSON.parse((await runCli(['import', '-', '--format', format, '--json', ...flags], { stdin: JSON.stringify(body) })).stdout) as { agentId: string }).agentId;
+    const body = async (agentId: string) => JSON.parse((await runCli(['window', '--agent', agentId, '--body', ...flags])).stdout) as Record<string, unknown>;
+    const openAi = await imported(openAiBody, 'openai-chat');
+    const anthropic = await imported(anthropicBody, 'anthropic');
+    expect(await body(openAi)).toEqual(openAiBody);
+    expect(await body(anthropic)).toEqual(anthropicBody);
+
+    // A summary in force joins the body's own system blocks, which keep their cache_control.
+    await runCli(['compact', anthropic, ...flags]);
+    const compacted = await body(anthropic);
+    expect(compacted).toMatchObject({ system: [anthropicBody.system[0], { type: 'text', text: expect.stringContaining('Earlier in this conversation') }], messages: anthropicBody.messages.slice(2) });
+
+    const cleared = JSON.parse((await runCli(['clear', openAi, '--json', ...flags])).stdout) as { seq: number; keptSystemMessages: number };
+    expect(cleared).toMatchObject({ seq: 4, keptSystemMessages: 1 });
+    await runCli(['clear', anthropic, ...flags]);
+    expect(await body(openAi)).toEqual({ ...openAiBody, messages: [openAiBody.messages[0]] });
+    expect(await body(anthropic)).toMatchObject({ system: anthropicBody.system, temperature: 0.1, max_tokens: 700, messages: [] });
+
+    // What follows the clear is planned after the kept prompt, from the stored counts.
+    await runCli(['import', '-', '--agent', openAi, ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'And now?' }, { role: 'assistant', content: 'Still green.' }]) });
+    expect(await body(openAi)).toEqual({ ...openAiBody, messages: [openAiBody.messages[0], { role: 'user', content: 'And now?' }, { role: 'assistant', content: 'Still green.' }] });
+    const history = JSON.parse((await runCli(['history', openAi, '--json', ...flags])).stdout) as { preambleMessages: number; exact: boolean; exchanges: unknown[] };
+    expect(history).toMatchObject({ preambleMessages: 1, exact: true });
+    expect(history.exchanges).toHaveLength(1);
+  });
+});

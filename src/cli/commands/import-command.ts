@@ -1,5 +1,6 @@
 import { newAgentMeta } from '../../conversation/agent-settings.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import type { HistoryStore } from '../../store/history-store.js';
 import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../../providers/transcripts/read-transcript.js';
@@ -25,13 +26,21 @@ export interface ImportFlags extends StoreCommandFlags, TargetFlags {
 }
 
 /** A conversation ready to store: a provider body or message array, or an agent transcript. */
-type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
+export type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
 
 /** The model an import is counted for: the flags', else the input's, else the default. */
 function importTarget(input: ImportInput, flags: TargetFlags) {
   if (!('brokenLines' in input)) return resolveTarget(input, flags);
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   return { provider: flags.provider ?? (input.format === 'claude-code' ? 'anthropic' : 'openai'), model: flags.model ?? model ?? 'gpt-4o' };
+}
+
+/**
+ * The request options (`temperature`, `max_tokens`, Anthropic system blocks, …) a provider body
+ * came with, kept with a new agent so that `window --agent --body` sends them as the file would.
+ */
+function requestOptionsMeta(input: ImportInput): { requestOptions?: Readonly<Record<string, unknown>> } {
+  return 'brokenLines' in input || Object.keys(input.options).length === 0 ? {} : { requestOptions: input.options };
 }
 
 /**
@@ -91,6 +100,15 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
   const input = await readImportInput(io, file, flags);
+  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io));
+}
+
+/**
+ * Stores what `import` read in an open store, as a new agent or after `flags.agent`, and prints
+ * the agent id (and the JSON report with `--json`). Nothing is written if the conversation is
+ * broken.
+ */
+export async function importConversation(store: HistoryStore, input: ImportInput, flags: ImportFlags, io: CliIo): Promise<string> {
   const counted = importTarget(input, flags);
   const counter = await loadCliCounter(io, counted.provider, counted.model);
   const { messages } = input;
@@ -99,39 +117,37 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
   const brokenLines = 'brokenLines' in input ? input.brokenLines : [];
   const skippedCounts = 'skipped' in input ? input.skipped : {};
   for (const broken of brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
-  await withCliStore(io, flags, async (store) => {
-    // Check the conversation as a whole, after what the agent already holds, before anything is
-    // written: an import is all or nothing.
-    const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
-    requireValidConversation(applyEvents([...earlier, ...messages]));
-    const counting = progressBar(write, 'counting', messages.length);
-    const counts = messages.map((message, index) => {
-      counting.update(index + 1);
-      return message.role === 'event' ? null : counter.countMessage({ ...counted, message });
-    });
-    counting.finish();
-    const settings = { system: input.system, tools: input.tools };
-    const agentId =
-      flags.agent
-      ?? (await store.createAgent({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format }));
-    const storing = progressBar(write, 'storing ', messages.length);
-    const onProgress = (done: number) => {
-      storing.update(done);
-    };
-    const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
-    storing.finish();
-    // Saved for `history`, the usual next step, which then starts without the database.
-    await saveHistoryOutlineAfterWrite(store, agentId);
-    const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
-    if (!flags.json) {
-      const notes = [
-        `${input.format}${input.detected ? ', detected' : ''}`,
-        ...(brokenLines.length > 0 ? [`${formatCount(brokenLines.length, 'broken line')} skipped`] : []),
-        ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
-      ];
-      io.stderr.write(`imported ${formatCount(messages.length, 'message')} (${notes.join('; ')}); last seq ${lastSeq}\n`);
-    }
-    const json = { agentId, format: input.format, detected: input.detected, messages: messages.length, brokenLines, skipped: skippedCounts };
-    print(io, flags.json, json, agentId);
+  // Check the conversation as a whole, after what the agent already holds, before anything is
+  // written: an import is all or nothing.
+  const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
+  requireValidConversation(applyEvents([...earlier, ...messages]));
+  const counting = progressBar(write, 'counting', messages.length);
+  const counts = messages.map((message, index) => {
+    counting.update(index + 1);
+    return message.role === 'event' ? null : counter.countMessage({ ...counted, message });
   });
+  counting.finish();
+  const settings = { system: input.system, tools: input.tools };
+  const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format, ...requestOptionsMeta(input) });
+  const agentId = flags.agent ?? (await store.createAgent(meta()));
+  const storing = progressBar(write, 'storing ', messages.length);
+  const onProgress = (done: number) => {
+    storing.update(done);
+  };
+  const { lastSeq } = await store.append(agentId, messages, { counts, countTarget: counted, onProgress });
+  storing.finish();
+  // Saved for `history`, the usual next step, which then starts without the database.
+  await saveHistoryOutlineAfterWrite(store, agentId);
+  const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
+  if (!flags.json) {
+    const notes = [
+      `${input.format}${input.detected ? ', detected' : ''}`,
+      ...(brokenLines.length > 0 ? [`${formatCount(brokenLines.length, 'broken line')} skipped`] : []),
+      ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
+    ];
+    io.stderr.write(`imported ${formatCount(messages.length, 'message')} (${notes.join('; ')}); last seq ${lastSeq}\n`);
+  }
+  const json = { agentId, format: input.format, detected: input.detected, messages: messages.length, brokenLines, skipped: skippedCounts };
+  print(io, flags.json, json, agentId);
+  return agentId;
 }

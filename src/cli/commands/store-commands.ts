@@ -8,6 +8,7 @@ import {
   type PlannedHistory,
   planStoredHistory,
 } from '../../conversation/exchange-history.js';
+import { preambleAfterClear } from '../../conversation/preamble-after-clear.js';
 import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { findRewindTarget } from '../../message/apply-events.js';
@@ -20,6 +21,7 @@ import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
 import { formatAge } from '../render/format-age.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
 import { agentWindowJson } from '../render/agent-window-json.js';
@@ -177,8 +179,14 @@ export async function runAgentEventCommand(
       const { marks } = await store.windowTail(agentId, { minTokens: 0, withFirstExchange: false });
       findRewindTarget(marks.map((mark) => ({ label: mark, position: 0 })), label, `rewind "${String(label)}" for ${agentId}`);
     }
-    const { lastSeq } = await store.append(agentId, [message]);
+    // A clear keeps the system messages the history starts with: they are stored again after it.
+    const kept = action === 'clear' ? await preambleAfterClear(store, agentId) : undefined;
+    const counts = kept?.countTarget ? { counts: [null, ...kept.counts], countTarget: kept.countTarget } : {};
+    const { firstSeq } = await store.append(agentId, [message, ...(kept?.messages ?? [])], counts);
     await saveHistoryOutlineAfterWrite(store, agentId);
-    print(io, flags.json, { agentId, seq: lastSeq, event: action, ...(label === undefined ? {} : { label }) }, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${lastSeq}`);
+    const keptCount = kept?.messages.length ?? 0;
+    const note = keptCount > 0 ? ` (${formatCount(keptCount, 'leading system message')} kept after it)` : '';
+    const json = { agentId, seq: firstSeq, event: action, ...(label === undefined ? {} : { label }), ...(kept ? { keptSystemMessages: keptCount } : {}) };
+    print(io, flags.json, json, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${firstSeq}${note}`);
   });
 }
