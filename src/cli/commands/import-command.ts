@@ -128,7 +128,8 @@ export async function importConversation(store: HistoryStore, input: ImportInput
   });
   counting.finish();
   const settings = { system: input.system, tools: input.tools };
-  const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format, ...requestOptionsMeta(input) });
+  const preambleCount = () => counter.countPreamble({ ...counted, ...settings });
+  const meta = () => ({ ...newAgentMeta(counted, settings, preambleCount()), format: input.format, ...requestOptionsMeta(input) });
   const agentId = flags.agent ?? (await store.createAgent(meta()));
   const storing = progressBar(write, 'storing ', messages.length);
   const onProgress = (done: number) => {
