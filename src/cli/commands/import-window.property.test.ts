@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GOOGLE_SHAPE_OPTION } from '../../providers/google/google-shape-option.js';
 import { buildRequest, type WireFormat } from '../../providers/wire-format.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { conversationArbitrary, withoutEvents } from '../../testing/conversation-arbitrary.js';
@@ -47,13 +48,19 @@ afterAll(async () => {
   await store.close();
 });
 
-describe.each(Object.keys(models) as Exclude<WireFormat, 'neutral'>[])('%s: import, then window --agent --body', (format) => {
+const cases = [
+  ...(Object.keys(models) as Exclude<WireFormat, 'neutral'>[]).map((format) => ({ name: format, format, options: options[format] })),
+  // A Gemini REST body: generationConfig, systemInstruction and tools at the top level.
+  { name: 'google (REST)', format: 'google' as const, options: { generationConfig: { temperature: 0.2 }, [GOOGLE_SHAPE_OPTION]: 'rest' } },
+];
+
+describe.each(cases)('$name: import, then window --agent --body', ({ format, options: bodyOptions }) => {
   it('is the body window <file> --body gives, under a budget that keeps everything and one that evicts', { timeout: 240_000 }, async () => {
     let evicting = 0;
     await fc.assert(
       fc.asyncProperty(conversationArbitrary({ maxExchanges: 5 }), fc.constantFrom('1000000', '600'), async (conversation, budget) => {
         const content = { system: conversation.system, tools: conversation.tools, messages: withoutEvents(conversation.messages) };
-        const body = buildRequest(format, { model: models[format], ...content, options: options[format] });
+        const body = buildRequest(format, { model: models[format], ...content, options: bodyOptions });
         const text = JSON.stringify(body);
         const fromFile = JSON.parse((await runCli(['window', '-', '--body', '--format', format, '--budget', budget], { stdin: text })).stdout) as unknown;
         const agentId = await importConversation(store, parseConversationInput(text, 'stdin', format), {}, io);
