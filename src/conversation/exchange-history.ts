@@ -68,13 +68,9 @@ export interface PlannedHistory {
  * Plans the window over an agent's whole visible history, as the `/history` view shows it. The
  * counts stored with the messages are used when they were made for this model, so a history
  * counted when it was written is planned without loading a tokenizer; the cutoff is the one a
- * conversation computes from the same budget and messages. `messages` are the visible ones;
- * `plannedMessages` are those the plan's indices point into (the summary in force in place of
- * what it covers).
+ * conversation computes from the same budget and messages.
  */
-export async function planStoredHistory(
-  options: StoredHistoryOptions,
-): Promise<PlannedHistory & { messages: ModelMessage[]; plannedMessages: readonly ModelMessage[] }> {
+export async function planStoredHistory(options: StoredHistoryOptions): Promise<PlannedHistory & { messages: ModelMessage[] }> {
   const visible = applyEventsTo(await options.store.history(options.agentId), (entry) => entry.message);
   const messages = visible.map((entry) => entry.message as ModelMessage);
   const target = countTargetKey(options);
@@ -100,7 +96,7 @@ async function planAroundSummary(
   positions: readonly Placed[],
   known: Map<ModelMessage, TokenCount>,
   needsCounter: boolean,
-): Promise<PlannedHistory & { plannedMessages: readonly ModelMessage[] }> {
+): Promise<PlannedHistory> {
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const found = summary ? positions.findIndex(isEnd) : -1;
   // A summary never stands for the latest exchange: with no exchange after it, it is set aside.
@@ -140,7 +136,7 @@ async function planAroundSummary(
     return { index: 0, title: described.title, ...tools, tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
-  return { plan, exchanges, summary: end === -1 ? undefined : summary, plannedMessages: planned };
+  return { plan, exchanges, summary: end === -1 ? undefined : summary };
 }
 
 /**
@@ -170,8 +166,7 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
   // names alone, so the model's counter counts them from the skeletons as from the bodies.
-  const { plan, exchanges, summary } = await planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
-  return { plan, exchanges, summary };
+  return planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
 }
 
 /**

@@ -135,7 +135,7 @@ export function renderAgentHistory(agentId: string, { plan, exchanges, summary }
 }
 
 /** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
-export function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
+function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
   const summarized = exchanges.filter((exchange) => exchange.summarized);
   const covered = summarized.map((exchange) => exchange.index);
   const start = summarized[0];
