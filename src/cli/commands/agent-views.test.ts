@@ -103,7 +103,7 @@ async function expectViewsAgree(agentId: string) {
 }
 
 describe('window --agent and history tell the truth', () => {
-  it('after a demo, a compact, a fork and a compact of the fork: the same exchanges, numbers, titles, tools and totals, human and JSON', { timeout: 240_000 }, async () => {
+  it('after a demo, a compact, a fork and a compact of the fork: the same exchanges, numbers, titles, tools and totals, human and JSON', { timeout: 600_000 }, async () => {
     const demo = JSON.parse((await runCli(['demo', '--exchanges', '12', '--budget', '3000', '--json', ...store])).stdout) as { agentId: string; exchangesSummarized: number };
     const { agentId } = demo;
     expect(demo.exchangesSummarized).toBeGreaterThan(0);
@@ -131,7 +131,7 @@ describe('window --agent and history tell the truth', () => {
 });
 
 describe('small things the views say', () => {
-  it('demo --budget 0 says nothing of a summary when none was made, and a count of one takes the singular', { timeout: 120_000 }, async () => {
+  it('demo --budget 0 says nothing of a summary when none was made, and a count of one takes the singular', { timeout: 300_000 }, async () => {
     const { stdout } = await runCli(['demo', '--exchanges', '1', '--budget', '0']);
     expect(stdout).toMatch(/^Window {5}[\d,]+ tokens: 1 exchange$/m);
     expect(stdout).toMatch(/^Replayed {3}1 exchange \([\d,]+ messages\) turn by turn/m);
@@ -142,7 +142,7 @@ describe('small things the views say', () => {
     await expect(runCli(['demo', '--exchanges', '0'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--exchanges') });
   });
 
-  it('an empty label and a <root>:<root> id are refused with clear errors, and nothing is stored', async () => {
+  it('an empty label and a <root>:<root> id are refused with clear errors, and nothing is stored', { timeout: 300_000 }, async () => {
     const flags = ['--data-dir', join(directory, 'refusals')];
     const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'hi' }]) })).stdout) as { agentId: string };
     await expect(runCli(['mark', agentId, '', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('mark: the label is empty') });
@@ -178,7 +178,7 @@ describe('clear keeps what the agent was made with', () => {
     ],
   };
 
-  it('an imported OpenAI system prompt survives a clear, as an Anthropic one does; the request options stay with the agent', { timeout: 120_000 }, async () => {
+  it('an imported OpenAI system prompt survives a clear, as an Anthropic one does; the request options stay with the agent', { timeout: 300_000 }, async () => {
     const flags = ['--data-dir', join(directory, 'clear')];
     const imported = async (body: unknown, format: string) =>
       (JSON.parse((await runCli(['import', '-', '--format', format, '--json', ...flags], { stdin: JSON.stringify(body) })).stdout) as { agentId: string }).agentId;
