@@ -90,6 +90,7 @@ export function createProgram(io: CliIo): Command {
     .option('--provider <name>', `provider to count for (default: ${DEFAULT_PROVIDER})`)
     .option('--model <name>', `model to count for (default: ${DEFAULT_MODEL})`)
     .option('--data-dir <dir>', 'keep the replayed agent in this PGlite directory (default: in memory, gone when the demo ends)')
+    .option('--exchanges <count>', 'replay only the first N exchanges of the session (default: all 160)')
     .option('--json', 'print the totals and the summary as JSON')
     .addHelpText('after', '\nExamples:\n  sliding-context demo\n  sliding-context demo --provider anthropic --budget 30000 --data-dir ./demo-store')
     .action(async (options: DemoFlags) => {

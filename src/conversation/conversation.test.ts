@@ -115,6 +115,20 @@ describe('Conversation', () => {
     await store.close();
   });
 
+  it('clear keeps the system messages the history starts with, stored again after it, and drops the rest', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 0 });
+    await conversation.append([{ role: 'system', content: 'You are the release manager.' }, ...turn(1)]);
+    await conversation.clear();
+    const { request, report } = await conversation.request();
+    expect(report.exchanges).toHaveLength(0);
+    expect(request).toMatchObject({ messages: [{ role: 'system', content: 'You are the release manager.' }] });
+    expect((request as { messages: unknown[] }).messages).toHaveLength(1);
+    // Replay starts at the clear: the clear and the prompt stored again after it.
+    expect((await store.history(conversation.agentId)).map((entry) => entry.message.role)).toEqual(['event', 'system']);
+    await store.close();
+  });
+
   it('rewind removes what followed the mark from the window, and the store keeps it', async () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 0 });

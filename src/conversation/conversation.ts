@@ -24,6 +24,7 @@ import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
 import { loadEventSpans } from './event-spans.js';
+import { preambleAfterClear } from './preamble-after-clear.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
@@ -604,9 +605,13 @@ export class Conversation {
     return Conversation.open({ ...this.#options, agentId: child, budgetTokens: this.#settings.budgetTokens });
   }
 
-  /** Clears the window: the model sees nothing from before; the history keeps it all. */
-  clear(): Promise<void> {
-    return this.append([{ role: 'event', kind: 'clear' }]);
+  /**
+   * Clears the window: the model sees nothing from before but the system messages the history
+   * starts with, which are stored again after the clear; the history keeps it all.
+   */
+  async clear(): Promise<void> {
+    const { messages } = await preambleAfterClear(this.#options.store, this.agentId);
+    await this.append([{ role: 'event', kind: 'clear' }, ...messages]);
   }
 
   /** The labels of the marks a rewind can reach now, oldest first. */

@@ -17,6 +17,8 @@ export interface ExchangeHistory {
   readonly index: number;
   readonly title: string;
   readonly tools: readonly string[];
+  /** How often each tool was called, by name, in first-use order. */
+  readonly toolCalls?: Readonly<Record<string, number>> | undefined;
   readonly tokens: number;
   readonly inWindow: boolean;
   readonly pinned: boolean;
@@ -130,7 +132,8 @@ async function planAroundSummary(
       .slice(exchange.firstMessage, exchange.lastMessage + 1)
       .reduce((sum, message) => sum + counter.countMessage({ ...options, message }).tokens, 0);
     const where = { agentId: first?.agentId ?? '', firstSeq: first?.seq ?? 0, createdAt: first?.createdAt ?? new Date(0) };
-    return { index: 0, title: described.title, tools: [...described.tools.keys()], tokens, inWindow: false, pinned: false, ...where, summarized: true };
+    const tools = { tools: [...described.tools.keys()], toolCalls: Object.fromEntries(described.tools) };
+    return { index: 0, title: described.title, ...tools, tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
   return { plan, exchanges, summary: end === -1 ? undefined : summary };
@@ -214,6 +217,7 @@ function describeExchanges(
       index: exchange.index,
       title: described.title,
       tools: [...described.tools.keys()],
+      toolCalls: Object.fromEntries(described.tools),
       tokens: exchange.tokens,
       inWindow: exchange.inWindow,
       pinned: exchange.pinned,

@@ -140,6 +140,34 @@ describe('provider fields survive the trip', () => {
   });
 });
 
+describe('Gemini bodies go out in the shape they came in', () => {
+  const body = (name: string) => fixtures.find((fixture) => fixture.format === 'google' && fixture.name === name)?.body;
+
+  it.each(['function-calling.json', 'rest-parallel-calls.json'])('REST %s: top-level systemInstruction, tools with parameters, generationConfig; no made-up ids', (name) => {
+    const { rebuilt } = roundTrip('google', body(name));
+    expect(rebuilt).toEqual(body(name));
+    expect(rebuilt).not.toHaveProperty('config');
+    expect(rebuilt).not.toHaveProperty('model');
+    expect(JSON.stringify(rebuilt)).not.toMatch(/"id":"call_/);
+  });
+
+  it('an SDK body keeps the SDK shape; a call without an id is sent without one there too', () => {
+    expect(roundTrip('google', body('sdk-thoughts-and-image.json')).rebuilt).toEqual(body('sdk-thoughts-and-image.json'));
+    const idless = {
+      model: 'gemini-2.5-flash',
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] },
+      ],
+      config: { tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'object' } }] }] },
+    };
+    const { first, rebuilt } = roundTrip('google', idless);
+    expect(first.messages[1]).toMatchObject({ content: [{ type: 'tool-call', toolCallId: 'call_1_0', providerOptions: { google: { inventedId: true } } }] });
+    expect(rebuilt).toEqual(idless);
+  });
+});
+
 describe('bad input is a clear error naming the field', () => {
   const cases: [string, WireFormat, unknown, string, RegExp][] = [
     ['an unknown role', 'openai-chat', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'INVALID_INPUT', /messages\[0\]\.role: expected "system" \| "developer" \| "user" \| "assistant" \| "tool", received "robot"/],

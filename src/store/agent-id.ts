@@ -18,12 +18,18 @@ export function formatAgentId(key: AgentKey): string {
 
 /**
  * Parses a public agent id.
- * @throws SlidingContextError `UNKNOWN_AGENT` when it is not `<uuid>` or `<uuid>:<uuid>`.
+ * @throws SlidingContextError `UNKNOWN_AGENT` when it is not `<uuid>` or `<uuid>:<uuid>` (two
+ * different uuids).
  */
 export function parseAgentId(agentId: string): AgentKey {
   const [rootId = '', id = rootId, ...rest] = agentId.split(':');
   if (rest.length > 0 || !UUID.test(rootId) || !UUID.test(id)) {
     throw new SlidingContextError('UNKNOWN_AGENT', `"${agentId}" is not an agent id: expected <uuid> or <uuid>:<uuid>.`);
   }
-  return { rootId: rootId.toLowerCase(), id: id.toLowerCase() };
+  const key = { rootId: rootId.toLowerCase(), id: id.toLowerCase() };
+  if (agentId.includes(':') && key.rootId === key.id) {
+    // A fork never has its root's id: this names the root agent, whose id is the uuid alone.
+    throw new SlidingContextError('UNKNOWN_AGENT', `"${agentId}" is not an agent id: a fork's id differs from its root's; the root agent is "${rootId}".`);
+  }
+  return key;
 }

@@ -78,11 +78,11 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     }
     shown = screen();
     expect(lineOf(shown, /^── context ──/)).toBeGreaterThan(lineOf(shown, /› read notes please/));
-    expect(shown).toMatch(/a summary of the 1 exchanges above is pinned here/);
+    expect(shown).toMatch(/a summary of the exchange above is pinned here/);
 
     type('/history');
     shown = await waitFor(/Outside the window \(kept in the history\):\n\s+#0 {2}"read notes please"/);
-    expect(shown).toMatch(/Summary \(digest\) of exchanges #0–#0/);
+    expect(shown).toMatch(/Summary \(digest\) of exchange #0,/);
 
     type('/rewind before');
     shown = await waitFor(/rewound to "before"/);
@@ -146,14 +146,14 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
       send('/compact');
       await at(/Replace them with this summary\? \[y\/N\]/);
       send('y');
-      await at(/\(a summary of the 1 exchanges above is pinned here\)/);
+      await at(/\(a summary of the exchange above is pinned here\)/);
       send('/budget 5');
       await at(/budget 5 tokens/);
       send('/fork');
       const forked = await at(/forked: now in agent [0-9a-f-]{36}:[0-9a-f-]{36}\n {2}\(the parent, [0-9a-f-]{36}, is unchanged\)/);
       // The child sees the history so far, with the summary its parent had in force.
       expect(forked).toMatch(/› hello there/);
-      expect(forked).toMatch(/\(a summary of the 1 exchanges above is pinned here\)/);
+      expect(forked).toMatch(/\(a summary of the exchange above is pinned here\)/);
       send('/clear');
       await at(/budget 5 tokens · \/help\n── context ─+\n\s*\n›\s*$/);
       send('/nope');

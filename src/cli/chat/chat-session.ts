@@ -9,6 +9,7 @@ import { toolCallsOf } from '../../exchange/tool-parts.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import { validateBudgetTokens } from '../../window/budget-tokens.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
@@ -243,7 +244,7 @@ export class ChatSession {
           terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${shownError(preview.fallbackDetail ?? '')})\n` : 'nothing to condense yet\n');
           return true;
         }
-        terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+        terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
         if (await terminal.confirm('Replace them with this summary?')) {
           await this.#conversation.compact();
           await this.redraw();

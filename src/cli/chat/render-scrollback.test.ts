@@ -29,7 +29,7 @@ describe('the chat scrollback', () => {
       '',
       `── context ${'─'.repeat(29)}`,
       '',
-      '  (a summary of the 1 exchanges above is pinned here)',
+      '  (a summary of the exchange above is pinned here)',
       '',
       '› second question',
       // Clipped to the width.

@@ -68,7 +68,7 @@ export function renderScrollback(messages: readonly ModelMessage[], exchanges: r
   detected.forEach((exchange, index) => {
     if (index === firstIn) {
       lines.push('', renderContextRule(style.width), '');
-      if (summarized > 0) lines.push(dim(style, `  (a summary of the ${formatNumber(summarized)} exchanges above is pinned here)`), '');
+      if (summarized > 0) lines.push(dim(style, `  (a summary of the ${summarized === 1 ? 'exchange' : `${formatNumber(summarized)} exchanges`} above is pinned here)`), '');
     }
     for (const message of messages.slice(exchange.firstMessage, exchange.lastMessage + 1)) {
       for (const line of messageLines(message, style)) lines.push(line);

@@ -9,6 +9,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { providerSdk } from '../provider-sdk.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -64,7 +65,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
         io.stdout.write(`${describeOutcome(preview, true)}\n`);
         return;
       }
-      io.stdout.write(`${preview.summary}\n\n${preview.coveredExchanges} exchanges: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+      io.stdout.write(`${preview.summary}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
       if (!(await ask('Replace them with this summary?'))) {
         io.stdout.write('Nothing changed.\n');
         return;
@@ -96,5 +97,5 @@ function warnOnFallback(io: CliIo, result: CompactResult): void {
 function describeOutcome(result: CompactResult, dryRun: boolean): string {
   if (result.fallback) return `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`;
   if (result.coveredExchanges === 0) return 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.';
-  return `${dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${result.coveredExchanges} exchanges: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
+  return `${dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${formatCount(result.coveredExchanges, 'exchange')}: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
 }

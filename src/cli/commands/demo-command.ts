@@ -6,6 +6,8 @@ import { HistoryStore } from '../../store/history-store.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { parseConversationInput } from '../read-conversation-input.js';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
@@ -23,7 +25,17 @@ export interface DemoFlags {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly dataDir?: string | undefined;
+  /** Replay only the first this many exchanges (a quick run). */
+  readonly exchanges?: string | undefined;
   readonly json?: boolean | undefined;
+}
+
+/** The `--exchanges` flag: a whole number of at least 1, else all of them. */
+function exchangeLimit(value: string | undefined): number {
+  if (value === undefined) return Number.POSITIVE_INFINITY;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1) throw new SlidingContextError('INVALID_INPUT', `--exchanges: expected a whole number of at least 1; got "${value}".`);
+  return limit;
 }
 
 /**
@@ -33,6 +45,7 @@ export interface DemoFlags {
  * the rule, the summary of what was evicted, and the totals.
  */
 export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void> {
+  const limit = exchangeLimit(flags.exchanges);
   const session = parseConversationInput(await readFile(DEMO_SESSION, 'utf8'), 'the bundled session');
   const provider = flags.provider ?? 'openai';
   const model = flags.model ?? 'gpt-4o';
@@ -52,7 +65,7 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
       if (event.type === 'exchange-evicted') evicted += event.exchanges;
       if (event.type === 'summary-created') summaries++;
     });
-    const exchanges = detectExchanges(session.messages);
+    const exchanges = detectExchanges(session.messages).slice(0, limit);
     const leading = session.messages.slice(0, exchanges[0]?.firstMessage ?? session.messages.length);
     if (leading.length > 0) await conversation.append(leading);
     const bar = progressBar(io.stderrIsTerminal === true ? (text) => io.stderr.write(text) : undefined, 'replaying', exchanges.length);
@@ -85,13 +98,17 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
       method: report.method,
       exact: report.exact,
     };
+    const evictedCount = exchanges.length - totals.exchangesInWindow;
+    const inWindow = formatCount(totals.exchangesInWindow, 'exchange');
     const lines = [
       renderAgentHistory(conversation.agentId, view),
-      `Replayed   ${formatNumber(exchanges.length)} exchanges (${formatNumber(totals.storedMessages)} messages) turn by turn, budget ${formatNumber(budgetTokens)} tokens`,
-      `Window     ${formatNumber(totals.windowTokens)} tokens: the summary and ${totals.exchangesInWindow} exchanges`,
-      `Stored     ${formatNumber(totals.storedTokens)} tokens in ${formatNumber(totals.storedMessages)} messages: nothing was deleted`,
-      `Evicted    ${formatNumber(exchanges.length - totals.exchangesInWindow)} exchanges out of the window: ${formatNumber(totals.exchangesSummarized)} folded into the digest (${summaries} passes), ${formatNumber(evicted)} evictions on the way`,
-      `Counting   ${report.method} for ${provider}/${model}${report.exact ? ', exact' : ', not all exact (some framing and the summary are estimated)'}`,
+      `Replayed   ${formatCount(exchanges.length, 'exchange')} (${formatCount(totals.storedMessages, 'message')}) turn by turn, budget ${formatNumber(budgetTokens)} tokens`,
+      `Window     ${formatCount(totals.windowTokens, 'token')}: ${view.summary ? `the summary and ${inWindow}` : inWindow}`,
+      `Stored     ${formatCount(totals.storedTokens, 'token')} in ${formatCount(totals.storedMessages, 'message')}: nothing was deleted`,
+      evictedCount === 0
+        ? `Evicted    nothing: every exchange is in the window${evicted > 0 ? ` (${formatCount(evicted, 'eviction')} on the way)` : ''}`
+        : `Evicted    ${formatCount(evictedCount, 'exchange')} out of the window: ${formatNumber(totals.exchangesSummarized)} folded into the digest (${formatCount(summaries, 'pass', 'passes')}), ${formatCount(evicted, 'eviction')} on the way`,
+      `Counting   ${report.method} for ${provider}/${model}${report.exact ? ', exact' : `, not all exact (${view.summary ? 'some framing and the summary are' : 'some framing is'} estimated)`}`,
       ...(flags.dataDir ? [`Stored in  ${flags.dataDir}: try \`sliding-context history ${conversation.agentId} --data-dir ${flags.dataDir}\``] : []),
     ];
     print(io, flags.json, { ...totals, summary: view.summary?.data.text ?? null }, lines.join('\n'));

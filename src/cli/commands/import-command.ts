@@ -1,5 +1,6 @@
 import { newAgentMeta } from '../../conversation/agent-settings.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import type { HistoryStore } from '../../store/history-store.js';
 import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../../providers/transcripts/read-transcript.js';
@@ -9,6 +10,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { type ConversationInput, isJsonLines, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
+import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
@@ -30,13 +32,21 @@ export interface ImportFlags extends StoreCommandFlags, TargetFlags {
 }
 
 /** A conversation ready to store: a provider body or message array, or an agent transcript. */
-type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
+export type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
 
 /** The model an import is counted for: the flags', else the input's, else the default. */
 function importTarget(input: ImportInput, flags: TargetFlags) {
   if (!('brokenLines' in input)) return resolveTarget(input, flags);
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   return { provider: flags.provider ?? (input.format === 'claude-code' ? 'anthropic' : 'openai'), model: flags.model ?? model ?? 'gpt-4o' };
+}
+
+/**
+ * The request options (`temperature`, `max_tokens`, Anthropic system blocks, …) a provider body
+ * came with, kept with a new agent so that `window --agent --body` sends them as the file would.
+ */
+function requestOptionsMeta(input: ImportInput): { requestOptions?: Readonly<Record<string, unknown>> } {
+  return 'brokenLines' in input || Object.keys(input.options).length === 0 ? {} : { requestOptions: input.options };
 }
 
 /** Reads a JSONL transcript line by line (a large file is streamed, with a progress bar). */
@@ -105,6 +115,16 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 /** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportInput(io, file, flags);
+  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io, signal));
+}
+
+/**
+ * Stores what `import` read in an open store, as a new agent or after `flags.agent` (with
+ * `flags.sync`, only what the agent does not hold yet), and prints the agent id (and the JSON
+ * report with `--json`). Nothing is written if the conversation is broken; `signal` aborts the
+ * storing transaction.
+ */
+export async function importConversation(store: HistoryStore, input: ImportInput, flags: ImportFlags, io: CliIo, signal?: AbortSignal): Promise<string> {
   const counted = importTarget(input, flags);
   const counter = await loadCliCounter(io, counted.provider, counted.model);
   const showProgress = io.stderrIsTerminal === true && input.messages.length >= PROGRESS_FROM_MESSAGES;
@@ -112,60 +132,61 @@ async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: A
   const brokenLines = 'brokenLines' in input ? input.brokenLines : [];
   const skippedCounts = 'skipped' in input ? input.skipped : {};
   for (const broken of brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
-  await withCliStore(io, flags, async (store) => {
-    // Check the conversation as a whole, after what the agent already holds, before anything is
-    // written: an import is all or nothing.
-    const sync = flags.sync === true && flags.agent !== undefined
-      ? await planSyncImport(store, flags.agent, { messages: input.messages, system: 'system' in input ? input.system : undefined, tools: 'tools' in input ? input.tools : undefined })
-      : undefined;
-    const messages = sync ? sync.newMessages : input.messages;
-    const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
-    requireValidConversation(applyEvents([...earlier, ...messages]));
-    const counting = progressBar(write, 'counting', messages.length);
-    const counts = messages.map((message, index) => {
-      counting.update(index + 1);
-      return message.role === 'event' ? null : counter.countMessage({ ...counted, message });
-    });
-    counting.finish();
-    const settings = { system: input.system, tools: input.tools };
-    const storing = progressBar(write, 'storing ', messages.length);
-    const onProgress = (done: number) => {
-      storing.update(done);
-    };
-    const storeOptions = { counts, countTarget: counted, onProgress, signal };
-    // A new agent is created with its messages in one transaction: never an agent with part of them.
-    const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format });
-    const appendTo = async (agentId: string) => {
-      if (flags.name !== undefined) await store.renameAgent(agentId, flags.name);
-      // A sync with nothing new writes nothing.
-      const { lastSeq } = messages.length === 0 && sync ? { lastSeq: await store.lastSeq(agentId) } : await store.append(agentId, messages, storeOptions);
-      return { agentId, lastSeq };
-    };
-    const { agentId, lastSeq } = flags.agent === undefined
-      ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, name: flags.name })
-      : await appendTo(flags.agent);
-    storing.finish();
-    // Saved for `history`, the usual next step, which then starts without the database.
-    await saveHistoryOutlineAfterWrite(store, agentId);
-    const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
-    if (!flags.json) {
-      const notes = [
-        `${input.format}${input.detected ? ', detected' : ''}`,
-        ...(brokenLines.length > 0 ? [`${brokenLines.length} broken line${brokenLines.length === 1 ? '' : 's'} skipped`] : []),
-        ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
-        ...(sync ? [`synced: ${formatNumber(sync.heldMessages)} already held`] : []),
-      ];
-      io.stderr.write(`imported ${formatNumber(messages.length)} messages (${notes.join('; ')}); last seq ${lastSeq}\n`);
-    }
-    const json = {
-      agentId,
-      format: input.format,
-      detected: input.detected,
-      messages: messages.length,
-      brokenLines,
-      skipped: skippedCounts,
-      ...(sync ? { sync: { heldMessages: sync.heldMessages, appendedMessages: messages.length } } : {}),
-    };
-    print(io, flags.json, json, agentId);
+  // Check the conversation as a whole, after what the agent already holds, before anything is
+  // written: an import is all or nothing.
+  const sync = flags.sync === true && flags.agent !== undefined
+    ? await planSyncImport(store, flags.agent, { messages: input.messages, system: 'system' in input ? input.system : undefined, tools: 'tools' in input ? input.tools : undefined })
+    : undefined;
+  const messages = sync ? sync.newMessages : input.messages;
+  const earlier = flags.agent === undefined ? [] : (await store.history(flags.agent)).map((entry) => entry.message);
+  requireValidConversation(applyEvents([...earlier, ...messages]));
+  const counting = progressBar(write, 'counting', messages.length);
+  const counts = messages.map((message, index) => {
+    counting.update(index + 1);
+    return message.role === 'event' ? null : counter.countMessage({ ...counted, message });
   });
+  counting.finish();
+  const settings = { system: input.system, tools: input.tools };
+  const storing = progressBar(write, 'storing ', messages.length);
+  const onProgress = (done: number) => {
+    storing.update(done);
+  };
+  const storeOptions = { counts, countTarget: counted, onProgress, ...(signal ? { signal } : {}) };
+  // A new agent is created with its messages in one transaction: never an agent with part of them.
+  const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format, ...requestOptionsMeta(input) });
+  const appendTo = async (agentId: string) => {
+    if (flags.name !== undefined) await store.renameAgent(agentId, flags.name);
+    // A sync with nothing new writes nothing.
+    const { lastSeq } = messages.length === 0 && sync
+      ? { lastSeq: await store.lastSeq(agentId) }
+      : await store.append(agentId, messages, storeOptions);
+    return { agentId, lastSeq };
+  };
+  const { agentId, lastSeq } = flags.agent === undefined
+    ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, name: flags.name })
+    : await appendTo(flags.agent);
+  storing.finish();
+  // Saved for `history`, the usual next step, which then starts without the database.
+  await saveHistoryOutlineAfterWrite(store, agentId);
+  const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
+  if (!flags.json) {
+    const notes = [
+      `${input.format}${input.detected ? ', detected' : ''}`,
+      ...(brokenLines.length > 0 ? [`${formatCount(brokenLines.length, 'broken line')} skipped`] : []),
+      ...(skipped.length > 0 ? [`left out: ${skipped.join(', ')}`] : []),
+      ...(sync ? [`synced: ${formatNumber(sync.heldMessages)} already held`] : []),
+    ];
+    io.stderr.write(`imported ${formatCount(messages.length, 'message')} (${notes.join('; ')}); last seq ${lastSeq}\n`);
+  }
+  const json = {
+    agentId,
+    format: input.format,
+    detected: input.detected,
+    messages: messages.length,
+    brokenLines,
+    skipped: skippedCounts,
+    ...(sync ? { sync: { heldMessages: sync.heldMessages, appendedMessages: messages.length } } : {}),
+  };
+  print(io, flags.json, json, agentId);
+  return agentId;
 }

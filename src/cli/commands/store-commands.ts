@@ -8,7 +8,9 @@ import {
   type PlannedHistory,
   planStoredHistory,
 } from '../../conversation/exchange-history.js';
+import { preambleAfterClear } from '../../conversation/preamble-after-clear.js';
 import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -25,8 +27,9 @@ import { renderHistoryTimelineReport } from '../render/history-timeline-report.j
 import { buildHistoryTimeline, recentTimelineRows, type TimelineRow } from '../../conversation/history-timeline.js';
 import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSource, saveHistoryTimeline } from '../../conversation/saved-history-timeline.js';
 import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './history-row-limits.js';
+import { formatCount } from '../render/format-count.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
-import { toWindowJson } from '../render/window-json.js';
+import { agentWindowJson } from '../render/agent-window-json.js';
 
 /** Flags of `history`. */
 export interface HistoryFlags extends StoreCommandFlags, TargetFlags {
@@ -157,22 +160,13 @@ function printHistory(
   const recent = flags.all === true ? { rows: every, earlier: 0 } : recentTimelineRows(every);
   const { rows, offset } = sliceHistoryRows(recent.rows, limits);
   if (flags.json) {
-    const json = toWindowJson(plan, 'neutral', undefined);
-    // The plan's exchanges are those not summarized, in order; summarized ones have no place in it.
-    // An index, not shift(): shifting a long array moves every element each time.
-    let next = 0;
-    const described = exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
-      const exchange = summarized ? undefined : plan.exchanges[next++];
-      const outOfWindow = inWindow ? null : summarized ? 'summarized' : 'evicted';
-      return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow };
-    });
+    const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
     const timeline = rows.map(timelineRowJson);
     io.stdout.write(
       `${JSON.stringify(
         {
           ...json,
           agentId,
-          exchanges: described,
           summary: summary ? summaryJson(summary, exchanges) : null,
           request: undefined,
           timeline,
@@ -195,6 +189,8 @@ function printHistory(
       total: every.length,
       all: flags.all === true,
       summary: summary && summaryJson(summary, exchanges),
+      exchangesIn: exchanges.filter((exchange) => exchange.inWindow).length,
+      exchangesOut: exchanges.filter((exchange) => !exchange.inWindow).length,
       now: new Date(),
       color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
     }),
@@ -246,6 +242,9 @@ export async function runAgentEventCommand(
   flags: StoreCommandFlags & { readonly name?: string | undefined },
   io: CliIo,
 ): Promise<void> {
+  if (label !== undefined && label.trim() === '') {
+    throw new SlidingContextError('INVALID_INPUT', `${action}: the label is empty; give a label with at least one visible character, e.g. before-refactor.`);
+  }
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId, {}, { name: flags.name });
@@ -259,8 +258,14 @@ export async function runAgentEventCommand(
       const { marks } = await store.windowTail(agentId, { minTokens: 0, withFirstExchange: false });
       findRewindTarget(marks.map((mark) => ({ label: mark, position: 0 })), label, `rewind "${String(label)}" for ${agentId}`);
     }
-    const { lastSeq } = await store.append(agentId, [message]);
+    // A clear keeps the system messages the history starts with: they are stored again after it.
+    const kept = action === 'clear' ? await preambleAfterClear(store, agentId) : undefined;
+    const counts = kept?.countTarget ? { counts: [null, ...kept.counts], countTarget: kept.countTarget } : {};
+    const { firstSeq } = await store.append(agentId, [message, ...(kept?.messages ?? [])], counts);
     await saveHistoryOutlineAfterWrite(store, agentId);
-    print(io, flags.json, { agentId, seq: lastSeq, event: action, ...(label === undefined ? {} : { label }) }, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${lastSeq}`);
+    const keptCount = kept?.messages.length ?? 0;
+    const note = keptCount > 0 ? ` (${formatCount(keptCount, 'leading system message')} kept after it)` : '';
+    const json = { agentId, seq: firstSeq, event: action, ...(label === undefined ? {} : { label }), ...(kept ? { keptSystemMessages: keptCount } : {}) };
+    print(io, flags.json, json, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${firstSeq}${note}`);
   });
 }

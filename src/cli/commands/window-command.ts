@@ -1,15 +1,18 @@
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
-import { buildRequest, providerWireFormat } from '../../providers/wire-format.js';
+import { isRecord } from '../../message/is-record.js';
+import { buildRequest, providerWireFormat, wireFormats } from '../../providers/wire-format.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { planWindow } from '../../window/plan-window.js';
+import type { HistoryStore } from '../../store/history-store.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { describeInput, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { toWindowJson } from '../render/window-json.js';
-import { renderWindowReport } from '../render/window-report.js';
+import { agentWindowJson, agentWindowRows } from '../render/agent-window-json.js';
+import { renderWindowReport, windowReportRows } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
 /** Flags of `sliding-context window`. */
@@ -60,21 +63,39 @@ export async function runWindowCommand(file: string | undefined, options: Window
     io.stdout.write(`${JSON.stringify(toWindowJson(plan, input.format, request), null, 2)}\n`);
     return;
   }
-  io.stdout.write(renderWindowReport(plan, messages, describeInput(input)));
+  io.stdout.write(renderWindowReport(plan, windowReportRows(plan, messages), { format: describeInput(input) }));
 }
 
-/** `window --agent <agent>`: the window from the store, with the same report as on a file. */
-export async function runAgentWindowCommand(
-  agentId: string,
-  flags: StoreCommandFlags & TargetFlags & { readonly body?: boolean | undefined },
-  io: CliIo,
-): Promise<void> {
+/** Flags of `window --agent`. */
+export type AgentWindowFlags = StoreCommandFlags & TargetFlags & { readonly body?: boolean | undefined };
+
+/**
+ * An agent's window from an open store, and the body to send: in the format the agent was
+ * imported in (else its provider's own), with the request options it came with.
+ */
+export async function planAgentWindow(store: HistoryStore, agentId: string, flags: TargetFlags, io: CliIo) {
+  const [planned, meta] = await Promise.all([planAgentHistory(io, store, agentId, flags), store.agentMeta(agentId)]);
+  const { plan, settings } = planned;
+  const format = wireFormats.find((candidate) => candidate === meta.format && candidate !== 'neutral') ?? providerWireFormat(plan.provider);
+  const options = format === meta.format && isRecord(meta.requestOptions) ? meta.requestOptions : {};
+  const model = typeof options.model === 'string' ? options.model : plan.model;
+  const request = buildRequest(format, { model, system: settings.system, tools: settings.tools, messages: plan.messages, options });
+  return { ...planned, format, request };
+}
+
+/**
+ * `window --agent <agent>`: the window from the store, with the same report as on a file. The
+ * exchanges are those of the agent's whole history, numbered, titled and marked as `history`
+ * shows them, the summarized ones included.
+ */
+export async function runAgentWindowCommand(agentId: string, flags: AgentWindowFlags, io: CliIo): Promise<void> {
   await withCliStore(io, flags, async (store) => {
-    const { plan, messages, settings } = await planAgentHistory(io, store, agentId, flags);
-    const format = providerWireFormat(plan.provider);
-    const request = buildRequest(format, { model: plan.model, system: settings.system, tools: settings.tools, messages: plan.messages });
+    const { plan, exchanges, summary, format, request } = await planAgentWindow(store, agentId, flags, io);
     if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...toWindowJson(plan, format, request) }, null, 2)}\n`);
-    else io.stdout.write(renderWindowReport(plan, messages));
+    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...agentWindowJson(plan, exchanges, format, request) }, null, 2)}\n`);
+    else {
+      const tokens = summary && typeof summary.data.tokens === 'number' ? summary.data.tokens : null;
+      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), { summary: summary && { summarizer: summary.data.summarizer, tokens } }));
+    }
   });
 }

@@ -4,8 +4,11 @@ import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
 import { clipText } from './format-exchange.js';
+import { formatCount } from './format-count.js';
+import { formatMessageRange } from './format-message-range.js';
 import { formatNumber } from './format-number.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
+import { overBudgetNote } from './over-budget-note.js';
 
 /** The summary in force, as `history` shows it (and `history --json` prints it). */
 export interface SummaryView {
@@ -23,14 +26,15 @@ export interface SummaryView {
 
 /** The summary block under the rule: its header and its first lines. */
 export function renderSummary(summary: SummaryView): string[] {
-  const range = summary.exchanges ? `exchanges #${summary.exchanges.first}–#${summary.exchanges.last}` : 'earlier exchanges';
+  const { exchanges } = summary;
+  const range = exchanges ? (exchanges.first === exchanges.last ? `exchange #${exchanges.first}` : `exchanges #${exchanges.first}–#${exchanges.last}`) : 'earlier exchanges';
   const usd = summary.cost.usd ? `, $${summary.cost.usd.toFixed(4)}` : '';
   const cost = `${formatNumber(summary.cost.inputTokens)} in / ${formatNumber(summary.cost.outputTokens)} out tokens${usd}`;
-  const size = summary.tokens === null ? '' : ` · ${formatNumber(summary.tokens)} tokens`;
+  const size = summary.tokens === null ? '' : ` · ${formatCount(summary.tokens, 'token')}`;
   return [
-    `Summary (${summary.summarizer}) of ${range}, messages ${summary.messages.first.seq}–${summary.messages.last.seq}${size} · cost ${cost}:`,
+    `Summary (${summary.summarizer}) of ${range}, messages ${formatMessageRange(summary.messages.first, summary.messages.last)}${size} · cost ${cost}:`,
     ...summary.text.split('\n').slice(0, 12).map((line) => `  ${clipText(line, 110)}`),
-    ...(summary.text.split('\n').length > 12 ? [`  … (${summary.text.split('\n').length - 12} more lines; history --json has it all)`] : []),
+    ...(summary.text.split('\n').length > 12 ? [`  … (${formatCount(summary.text.split('\n').length - 12, 'more line')}; history --json has it all)`] : []),
     '',
   ];
 }
@@ -66,9 +70,9 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
   if (exchanges.length === 0) lines.push('(no exchanges yet)');
   lines.push(
     '',
-    `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${inside.length} exchanges in, ${outside.length} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
+    `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(inside.length, 'exchange')} in, ${formatNumber(outside.length)} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
-  if (plan.overBudget) lines.push(`Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept.`);
+  if (plan.overBudget) lines.push(overBudgetNote(plan));
   // Titles, tool names and the summary are stored text: none may reach the terminal as a command.
   return `${neutralizeControlCharacters(lines.join('\n'))}\n`;
 }

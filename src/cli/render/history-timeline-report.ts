@@ -3,9 +3,11 @@ import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
 import { clipText } from './format-exchange.js';
+import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
 import { renderSummary, type SummaryView } from './history-report.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
+import { overBudgetNote } from './over-budget-note.js';
 
 /** What the timeline view is drawn with, beside the rows. */
 export interface HistoryTimelineView {
@@ -17,6 +19,9 @@ export interface HistoryTimelineView {
   readonly total: number;
   readonly all: boolean;
   readonly summary: SummaryView | undefined;
+  /** Exchanges of the history in the window and out of it (summarized ones included), as `--json` counts them. */
+  readonly exchangesIn: number;
+  readonly exchangesOut: number;
   readonly now: Date;
   /** Dims what a clear or rewind took out (on a terminal, without NO_COLOR). */
   readonly color: boolean;
@@ -87,13 +92,12 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
   const shown = view.offset + rows.length;
   if (shown < view.total) lines.push(`(${formatNumber(view.total - shown)} later rows not shown: see --tail)`);
   const planned = rows.filter((row): row is TimelineExchangeRow => row.type === 'exchange');
-  const inside = plan.exchanges.filter((exchange) => exchange.inWindow).length;
   const hidden = planned.filter((row) => row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound').length;
   lines.push(
     '',
-    `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${inside} exchanges in, ${plan.exchanges.length - inside} out${hidden > 0 ? `, ${hidden} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
+    `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(view.exchangesIn, 'exchange')} in, ${formatNumber(view.exchangesOut)} out${hidden > 0 ? `, ${formatNumber(hidden)} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
-  if (plan.overBudget) lines.push(`Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept.`);
+  if (plan.overBudget) lines.push(overBudgetNote(plan));
   return `${lines.join('\n')}\n`;
 }
 

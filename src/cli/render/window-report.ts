@@ -3,8 +3,10 @@ import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { describeExchange } from '../../exchange/describe-exchange.js';
 import { clipText, formatToolUse } from './format-exchange.js';
+import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
+import { overBudgetNote } from './over-budget-note.js';
 
 const TITLE_WIDTH = 44;
 const TOOLS_WIDTH = 46;
@@ -13,15 +15,56 @@ function pad(text: string, width: number, align: 'left' | 'right' = 'left'): str
   return align === 'left' ? text.padEnd(width) : text.padStart(width);
 }
 
+/** One exchange as the window report shows it. */
+export interface WindowReportRow {
+  /** The exchange's number: its index in the plan, or in the whole history of an agent. */
+  readonly index: number;
+  readonly title: string;
+  /** How often each tool was called, by name. */
+  readonly toolCalls: Readonly<Record<string, number>>;
+  readonly tokens: number;
+  readonly state: 'pinned' | 'in' | 'out' | 'summarized';
+  /** True for the exchange the `── context ──` rule is drawn above. */
+  readonly startsWindow: boolean;
+}
+
+/** The report's rows for a plan over `messages`, the conversation its indices point into. */
+export function windowReportRows(plan: WindowPlan, messages: readonly ModelMessage[]): WindowReportRow[] {
+  return plan.exchanges.map((exchange) => {
+    const description = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
+    return {
+      index: exchange.index,
+      title: description.title,
+      toolCalls: Object.fromEntries(description.tools),
+      tokens: exchange.tokens,
+      state: exchange.pinned ? 'pinned' : exchange.inWindow ? 'in' : 'out',
+      startsWindow: exchange.firstMessage === plan.cutoffMessage && !exchange.pinned,
+    };
+  });
+}
+
+/** What the report says of the summary in force, when there is one. */
+export interface WindowReportSummary {
+  readonly summarizer: string;
+  readonly tokens: number | null;
+}
+
 /**
  * The human report of a plan: one row per exchange, the `── context ──` rule where the window
- * begins, and the totals. `messages` is the conversation the plan's indices point into.
+ * begins, and the totals. `rows` are {@link windowReportRows}, or an agent's whole history.
  */
-export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMessage[], format?: string): string {
-  const indexWidth = Math.max(1, String(plan.exchanges.length - 1).length);
-  // A loop, not Math.max(...widths): a long history has more exchanges than a call takes arguments.
+export function renderWindowReport(
+  plan: WindowPlan,
+  rows: readonly WindowReportRow[],
+  options: { readonly format?: string | undefined; readonly summary?: WindowReportSummary | undefined } = {},
+): string {
+  // Loops, not Math.max(...widths): a long history has more exchanges than a call takes arguments.
+  let indexWidth = 1;
   let tokensWidth = 6;
-  for (const exchange of plan.exchanges) tokensWidth = Math.max(tokensWidth, formatNumber(exchange.tokens).length);
+  for (const row of rows) {
+    indexWidth = Math.max(indexWidth, String(row.index).length);
+    tokensWidth = Math.max(tokensWidth, formatNumber(row.tokens).length);
+  }
   const header = [
     pad('#', indexWidth, 'right'),
     pad('request', TITLE_WIDTH),
@@ -34,37 +77,33 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
     plan.budgetTokens === 0
       ? 'windowing disabled'
       : `budget ${formatNumber(plan.budgetTokens)} tokens`;
-  const source = format ? `${format} input · ` : '';
+  const source = options.format ? `${options.format} input · ` : '';
   lines.push(`sliding-context window · ${source}${plan.provider}/${plan.model} · ${budget}`, '', header);
 
-  const cutoffExchange = plan.exchanges.find(
-    (exchange) => exchange.firstMessage === plan.cutoffMessage && !exchange.pinned,
-  );
-  for (const exchange of plan.exchanges) {
-    if (exchange === cutoffExchange) lines.push('', renderContextRule(header.length), '');
-    const description = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
-    const state = exchange.pinned ? 'pinned' : exchange.inWindow ? 'in' : 'out';
+  for (const row of rows) {
+    if (row.startsWindow) lines.push('', renderContextRule(header.length), '');
     lines.push(
       [
-        pad(String(exchange.index), indexWidth, 'right'),
-        pad(`"${clipText(description.title, TITLE_WIDTH - 2)}"`, TITLE_WIDTH),
-        pad(clipText(formatToolUse(description.tools), TOOLS_WIDTH), TOOLS_WIDTH),
-        pad(formatNumber(exchange.tokens), tokensWidth, 'right'),
-        state,
+        pad(String(row.index), indexWidth, 'right'),
+        pad(`"${clipText(row.title, TITLE_WIDTH - 2)}"`, TITLE_WIDTH),
+        pad(clipText(formatToolUse(new Map(Object.entries(row.toolCalls))), TOOLS_WIDTH), TOOLS_WIDTH),
+        pad(formatNumber(row.tokens), tokensWidth, 'right'),
+        row.state,
       ]
         .join('  ')
         .trimEnd(),
     );
   }
-  if (plan.exchanges.length === 0) lines.push('(no exchanges yet)');
+  if (rows.length === 0) lines.push('(no exchanges yet)');
 
-  const inWindow = plan.exchanges.filter((exchange) => exchange.inWindow).length;
+  const inWindow = rows.filter((row) => row.state === 'in' || row.state === 'pinned').length;
+  const summarized = rows.filter((row) => row.state === 'summarized').length;
+  const evicted = rows.length - inWindow;
+  // The summary is pinned as a system message: it is one of the plan's leading ones.
+  const leading = plan.preambleMessages - (options.summary ? 1 : 0);
   const pinnedParts = ['framing', 'system prompt', 'tools'];
-  if (plan.preambleMessages > 0) {
-    pinnedParts.push(
-      `${plan.preambleMessages} leading system message${plan.preambleMessages > 1 ? 's' : ''}`,
-    );
-  }
+  if (leading > 0) pinnedParts.push(formatCount(leading, 'leading system message'));
+  if (options.summary) pinnedParts.push(`the ${options.summary.summarizer} summary${options.summary.tokens === null ? '' : ` (${formatCount(options.summary.tokens, 'token')})`}`);
   const exactTokenizer = /^(o200k_base|cl100k_base)$/.test(plan.method);
   const counting = plan.exact
     ? `${plan.method} (exact)`
@@ -73,27 +112,23 @@ export function renderWindowReport(plan: WindowPlan, messages: readonly ModelMes
       : `${plan.method} (an estimate, not exact)`;
   lines.push(
     '',
-    `Pinned     ${formatNumber(plan.pinnedTokens)} tokens (${pinnedParts.join(', ')})`,
-    `Window     ${formatNumber(plan.totalTokens)} tokens in all${plan.budgetTokens > 0 ? ` (budget ${formatNumber(plan.budgetTokens)})` : ''}: ${inWindow} of ${plan.exchanges.length} exchanges, ${plan.evictedExchanges} evicted`,
+    `Pinned     ${formatCount(plan.pinnedTokens, 'token')} (${pinnedParts.join(', ')})`,
+    `Window     ${formatCount(plan.totalTokens, 'token')} in all${plan.budgetTokens > 0 ? ` (budget ${formatNumber(plan.budgetTokens)})` : ''}: ${formatNumber(inWindow)} of ${formatCount(rows.length, 'exchange')}, ${formatNumber(evicted)} evicted${summarized > 0 ? ` (${formatNumber(summarized)} summarized)` : ''}`,
     `Counting   ${counting}`,
   );
   if (plan.policy !== 'budget') lines.push(`Policy     ${plan.policy}`);
   if (plan.clearedToolOutputs.length > 0) {
     const cleared = plan.clearedToolOutputs;
     lines.push(
-      `Cleared    ${cleared.length} old tool output${cleared.length > 1 ? 's' : ''} of the latest exchange (${formatNumber(plan.clearedTokens)} tokens; calls and ids kept): ${cleared.map((output) => `${output.toolName} ${output.toolCallId}`).join(', ')}`,
+      `Cleared    ${formatCount(cleared.length, 'old tool output')} of the latest exchange (${formatCount(plan.clearedTokens, 'token')}; calls and ids kept): ${cleared.map((output) => `${output.toolName} ${output.toolCallId}`).join(', ')}`,
     );
   }
   if (plan.syntheticResults.length > 0) {
     lines.push(
-      `Repaired   ${plan.syntheticResults.length} unanswered tool call${plan.syntheticResults.length > 1 ? 's' : ''} answered with a synthetic "aborted" result`,
+      `Repaired   ${formatCount(plan.syntheticResults.length, 'unanswered tool call')} answered with a synthetic "aborted" result`,
     );
   }
-  if (plan.overBudget) {
-    lines.push(
-      `Over budget by ${formatNumber(plan.overByTokens)} tokens: the latest exchange does not fit on its own; it is kept, since the window is never empty.`,
-    );
-  }
+  if (plan.overBudget) lines.push(overBudgetNote(plan));
   // Titles and tool names come from the conversation: none may reach the terminal as a command.
   return `${neutralizeControlCharacters(lines.join('\n'))}\n`;
 }

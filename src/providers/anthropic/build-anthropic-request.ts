@@ -112,10 +112,13 @@ export function buildAnthropicRequest(
   request: NeutralRequest & { readonly maxTokens?: number | undefined; readonly options?: Readonly<Record<string, unknown>> | undefined },
 ): MessageCreateParamsNonStreaming {
   const { system: originalSystem, serverTools, ...options } = request.options ?? {};
-  const systemText = [request.system, ...request.messages.filter((message) => message.role === 'system').map((message) => message.content)]
-    .filter((text): text is string => text !== undefined)
-    .join('\n\n');
-  const system: string | TextBlockParam[] | undefined = Array.isArray(originalSystem) ? (originalSystem as TextBlockParam[]) : systemText || undefined;
+  const systemMessages = request.messages.filter((message) => message.role === 'system').map((message) => message.content);
+  const systemText = [request.system, ...systemMessages].filter((text): text is string => text !== undefined).join('\n\n');
+  // The body's own system blocks stand for `request.system`; system messages (a pinned summary,
+  // say) follow them as blocks of their own.
+  const system: string | TextBlockParam[] | undefined = Array.isArray(originalSystem)
+    ? [...(originalSystem as TextBlockParam[]), ...systemMessages.map((text): TextBlockParam => ({ type: 'text', text }))]
+    : systemText || undefined;
   const messages: MessageParam[] = [];
   for (const message of request.messages.flatMap(turnsOf)) {
     if (message.role === 'system') continue;

@@ -14,6 +14,7 @@ import { neutralToolInput } from '../../message/tool-call-input.js';
 
 type NeutralPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
 import { type ConvertedRequest, conversionError, otherFields, parseBody } from '../conversion.js';
+import { GOOGLE_SHAPE_OPTION } from './google-shape-option.js';
 
 const part = z.looseObject({
   text: z.string().optional(),
@@ -48,15 +49,29 @@ function systemText(value: string | { parts?: { text?: string | undefined }[] | 
   return (value.parts ?? []).map((item) => item.text ?? '').join('\n');
 }
 
+/** Top-level fields only a REST `generateContent` body has (the SDK puts them in `config`). */
+const REST_FIELDS = ['systemInstruction', 'tools', 'generationConfig', 'safetySettings', 'toolConfig', 'cachedContent'];
+
+/**
+ * True for the REST shape: no `config`, and a REST-only field or no `model` (the SDK's
+ * parameters always name the model; a REST body is posted to the model's URL).
+ */
+function isRestShaped(parsed: Readonly<Record<string, unknown>>): boolean {
+  return parsed.config === undefined && (parsed.model === undefined || REST_FIELDS.some((field) => parsed[field] !== undefined));
+}
+
 /**
  * Takes a Gemini body apart (REST `generateContent` with top-level `systemInstruction` and
  * `tools`, or the SDK's `{ model, contents, config }`). Function calls without an id get one,
- * `call_<content>_<part>`, and each function response pairs with its call by id, else by name.
- * Thought signatures travel in `providerOptions.google`.
+ * `call_<content>_<part>`, flagged `providerOptions.google.inventedId` so that it is not sent;
+ * each function response pairs with its call by id, else by name. Thought signatures travel in
+ * `providerOptions.google`. A REST body is flagged in `options` (see {@link GOOGLE_SHAPE_OPTION}),
+ * so that it is rebuilt as REST.
  * @throws SlidingContextError naming the field of a function response with no matching call.
  */
 export function convertFromGoogle(body: unknown): ConvertedRequest {
   const parsed = parseBody(bodySchema, body, 'Gemini');
+  const rest = isRestShaped(parsed);
   const pending: { id: string; name: string; given: boolean }[] = [];
   const messages: Message[] = parsed.contents.map((entry, index): Message => {
     const parts = entry.parts.map((item, partIndex): NeutralPart => {
@@ -65,7 +80,9 @@ export function convertFromGoogle(body: unknown): ConvertedRequest {
       if (item.functionCall) {
         const id = item.functionCall.id ?? `call_${index}_${partIndex}`;
         pending.push({ id, name: item.functionCall.name, given: item.functionCall.id !== undefined });
-        return { type: 'tool-call' as const, toolCallId: id, toolName: item.functionCall.name, input: neutralToolInput(item.functionCall.args ?? {}), ...signature };
+        const google = { ...signature.providerOptions?.google, ...(item.functionCall.id === undefined ? { inventedId: true } : {}) };
+        const options = Object.keys(google).length > 0 ? { providerOptions: { google } } : {};
+        return { type: 'tool-call' as const, toolCallId: id, toolName: item.functionCall.name, input: neutralToolInput(item.functionCall.args ?? {}), ...options };
       }
       if (item.functionResponse) {
         const response = item.functionResponse;
@@ -97,17 +114,27 @@ export function convertFromGoogle(body: unknown): ConvertedRequest {
     return { role: 'user', content: parts.filter((item): item is TextPart | ImagePart | FilePart | ToolResultPart => item.type !== 'tool-call' && item.type !== 'reasoning') };
   });
   const declarations = [...(parsed.tools ?? []), ...(parsed.config?.tools ?? [])].flatMap((tool) => tool.functionDeclarations ?? []);
-  const definitions: ToolDefinition[] = declarations.map((declaration) => ({
-    name: declaration.name,
-    ...(declaration.description === undefined ? {} : { description: declaration.description }),
-    inputSchema: declaration.parametersJsonSchema ?? declaration.parameters ?? { type: 'object', properties: {} },
-  }));
+  const definitions: ToolDefinition[] = declarations.map((declaration) => {
+    // Each shape has its usual schema field (REST `parameters`, the SDK `parametersJsonSchema`); the other one is remembered.
+    const schemaField = declaration.parametersJsonSchema ? 'parametersJsonSchema' : declaration.parameters ? 'parameters' : undefined;
+    const unusual = schemaField !== undefined && schemaField !== (rest ? 'parameters' : 'parametersJsonSchema');
+    return {
+      name: declaration.name,
+      ...(declaration.description === undefined ? {} : { description: declaration.description }),
+      inputSchema: declaration.parametersJsonSchema ?? declaration.parameters ?? { type: 'object', properties: {} },
+      ...(unusual ? { providerOptions: { google: { schemaField } } } : {}),
+    };
+  });
   const system = systemText(parsed.systemInstruction) ?? systemText(parsed.config?.systemInstruction);
   const { systemInstruction: _system, tools: _tools, ...config } = parsed.config ?? {};
   return {
     ...(system === undefined ? {} : { system }),
     messages,
     ...(definitions.length > 0 ? { tools: definitions } : {}),
-    options: { ...otherFields(parsed, ['contents', 'systemInstruction', 'tools', 'config']), ...(Object.keys(config).length > 0 ? { config } : {}) },
+    options: {
+      ...otherFields(parsed, ['contents', 'systemInstruction', 'tools', 'config']),
+      ...(Object.keys(config).length > 0 ? { config } : {}),
+      ...(rest ? { [GOOGLE_SHAPE_OPTION]: 'rest' } : {}),
+    },
   };
 }
