@@ -153,7 +153,8 @@ export async function importConversation(store: HistoryStore, input: ImportInput
   };
   const storeOptions = { counts, countTarget: counted, onProgress, ...(signal ? { signal } : {}) };
   // A new agent is created with its messages in one transaction: never an agent with part of them.
-  const meta = () => ({ ...newAgentMeta(counted, settings, counter.countPreamble({ ...counted, ...settings })), format: input.format, ...requestOptionsMeta(input) });
+  const preambleTokens = () => counter.countPreamble({ ...counted, ...settings });
+  const meta = () => ({ ...newAgentMeta(counted, settings, preambleTokens()), format: input.format, ...requestOptionsMeta(input) });
   const appendTo = async (agentId: string) => {
     if (flags.name !== undefined) await store.renameAgent(agentId, flags.name);
     // A sync with nothing new writes nothing.
