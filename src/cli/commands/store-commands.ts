@@ -49,7 +49,7 @@ export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Pro
       [agent.agentId.padEnd(74), `${formatNumber(agent.messages)} messages`.padStart(16), `${formatNumber(agent.tokens)} tokens`.padStart(16), formatAge(agent.lastActivity, now)].join('  '),
     );
     print(io, flags.json, agents, lines.length > 0 ? lines.join('\n') : '(no agents yet)');
-  });
+  }, { create: false });
 }
 
 /** The model an agent is counted for (the flags', else the one it was stored for) and its settings. */
@@ -104,7 +104,7 @@ export async function runHistoryCommand(
   flags: StoreCommandFlags & TargetFlags,
   io: CliIo,
 ): Promise<void> {
-  const location = cliStoreLocation(io, flags);
+  const location = cliStoreLocation(io, flags, { create: false });
   const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedView(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
   const fromSaved = saved && (await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)));
   if (fromSaved) {
@@ -114,7 +114,7 @@ export async function runHistoryCommand(
   await withCliStore(io, flags, async (store) => {
     const outline = await saveHistoryOutline(store, agentId);
     printHistory(io, agentId, flags, await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline }));
-  });
+  }, { create: false });
 }
 
 function printHistory(io: CliIo, agentId: string, flags: StoreCommandFlags, { plan, exchanges, summary }: PlannedHistory): void {

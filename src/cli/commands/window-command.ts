@@ -78,5 +78,5 @@ export async function runAgentWindowCommand(
     if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...toWindowJson(plan, format, request) }, null, 2)}\n`);
     else io.stdout.write(renderWindowReport(plan, messages));
-  });
+  }, { create: false });
 }
