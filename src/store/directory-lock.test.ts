@@ -124,7 +124,7 @@ describe('the lock beside a PGlite directory', () => {
     } finally {
       await stopRacers(racers);
     }
-  }, 120_000);
+  }, 300_000);
 
   it('loses no acknowledged append when 4 processes open a store with a stale lock at once, 3 rounds', async () => {
     const directory = temporaryDirectory();
@@ -156,7 +156,7 @@ describe('the lock beside a PGlite directory', () => {
     } finally {
       await store.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('refuses cleanly (STORE_LOCKED), never with a raw error, while other processes take and release the lock', async () => {
     const directory = temporaryDirectory();

@@ -101,13 +101,14 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   };
   const dataDir = 'dataDir' in location ? location.dataDir : undefined;
   try {
-    if (dataDir !== undefined) restrictNewStore(dataDir);
     if (!(await isCurrent(db))) {
       // Views saved under an older schema may not hold what the new one gives.
       if (dataDir !== undefined) dropSavedViews(dataDir);
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
     }
+    // After the first query: PGlite creates a new store's files then, not when constructed.
+    if (dataDir !== undefined) restrictNewStore(dataDir);
   } catch (error) {
     await close();
     throw error;
