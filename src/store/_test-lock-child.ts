@@ -19,8 +19,12 @@ if ((mode !== 'lock' && mode !== 'append' && mode !== 'churn') || !dataDir || !l
 
 const pause = (milliseconds: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, milliseconds));
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const enter = (round: string) => appendFileSync(log, `enter ${round} ${process.pid}\n`);
-const leave = (round: string) => appendFileSync(log, `leave ${round} ${process.pid}\n`);
+const enter = (round: string) => {
+  appendFileSync(log, `enter ${round} ${process.pid}\n`);
+};
+const leave = (round: string) => {
+  appendFileSync(log, `leave ${round} ${process.pid}\n`);
+};
 
 // Loaded before `ready`, so that the children start the race together.
 const historyStore = mode === 'append' ? await import('./history-store.js') : undefined;

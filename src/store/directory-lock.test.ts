@@ -20,9 +20,7 @@ function temporaryDirectory(): string {
 
 /** The pid of a process that has exited: what a lock left by a crash names. */
 function deadPid(): number {
-  const { pid } = spawnSync(process.execPath, ['-e', '']);
-  if (pid === undefined) throw new Error('no child pid');
-  return pid;
+  return spawnSync(process.execPath, ['-e', '']).pid;
 }
 
 /** A lock left by a crashed holder: the bare pid older versions wrote, or today's JSON. */
