@@ -1,12 +1,10 @@
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { acknowledgedAppends, deadPid, raceRound, readHolders, startRacers, stopRacers, writeStaleLock } from './_test-lock-racers.js';
 import { HistoryStore } from './history-store.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const directories: string[] = [];
 afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
@@ -16,83 +14,6 @@ function temporaryDirectory(): string {
   const directory = mkdtempSync(join(tmpdir(), 'sliding-context-lock-'));
   directories.push(directory);
   return directory;
-}
-
-/** The pid of a process that has exited: what a lock left by a crash names. */
-function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '']).pid;
-}
-
-/** A lock left by a crashed holder: the bare pid older versions wrote, or today's JSON. */
-function writeStaleLock(dataDir: string, pid: number, round: number): void {
-  const content = round % 2 === 0 ? String(pid) : JSON.stringify({ pid, command: 'sliding-context chat', nonce: `crashed-${round}` });
-  writeFileSync(`${dataDir}.lock`, content, { mode: 0o600 });
-}
-
-/** A racing child of `_test-lock-child.ts`, with the lines it has printed. */
-interface Racer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly lines: string[];
-}
-
-async function startRacers(count: number, args: readonly string[]): Promise<Racer[]> {
-  const racers = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/store/_test-lock-child.ts', ...args], { cwd: root });
-    const racer: Racer = { child, lines: [] };
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      racer.lines.push(...lines);
-    });
-    child.stderr.on('data', (chunk: Buffer) => racer.lines.push(`stderr ${chunk.toString('utf8')}`));
-    return racer;
-  });
-  await waitUntil(() => racers.every((racer) => racer.lines.includes('ready')));
-  return racers;
-}
-
-async function waitUntil(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('the children did not answer within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Starts a round in every racer at the same moment; resolves with each racer's answer. */
-async function raceRound(racers: readonly Racer[], round: number, startInMs = 100): Promise<string[]> {
-  const startAt = Date.now() + startInMs;
-  for (const racer of racers) racer.child.stdin.write(`go ${round} ${startAt}\n`);
-  const answer = (racer: Racer) => racer.lines.find((line) => line.startsWith(`done ${round} `) || line.startsWith('error') || line.startsWith('stderr'));
-  await waitUntil(() => racers.every((racer) => answer(racer) !== undefined));
-  return racers.map((racer) => answer(racer) ?? '');
-}
-
-async function stopRacers(racers: readonly Racer[]): Promise<void> {
-  await Promise.all(racers.map((racer) => {
-    racer.child.stdin.end();
-    return new Promise((resolve) => racer.child.once('exit', resolve));
-  }));
-}
-
-/** The holders of each round, in order, after checking that no two ever held the lock at once. */
-function holdersOneAtATime(log: string): Map<string, string[]> {
-  const holders = new Map<string, string[]>();
-  let holding: string | undefined;
-  for (const line of log.split('\n').filter(Boolean)) {
-    const [event, round = '', pid = ''] = line.split(' ');
-    if (event === 'enter') {
-      expect(holding, `process ${pid} took the lock while process ${String(holding)} held it (round ${round})`).toBeUndefined();
-      holding = pid;
-      holders.set(round, [...(holders.get(round) ?? []), pid]);
-    } else {
-      expect(holding).toBe(pid);
-      holding = undefined;
-    }
-  }
-  return holders;
 }
 
 describe('the lock beside a PGlite directory', () => {
@@ -109,7 +30,9 @@ describe('the lock beside a PGlite directory', () => {
         writeStaleLock(dataDir, crashed, round);
         const answers = await raceRound(racers, round);
         expect(answers.filter((answer) => !answer.startsWith(`done ${round} `))).toEqual([]);
-        const holders = holdersOneAtATime(readFileSync(log, 'utf8')).get(String(round)) ?? [];
+        const { holders: byRound, overlaps } = readHolders(readFileSync(log, 'utf8'));
+        expect(overlaps).toEqual([]);
+        const holders = byRound.get(String(round)) ?? [];
         expect(holders.length).toBeGreaterThanOrEqual(1);
         for (const refusal of answers.filter((answer) => answer.includes('refused'))) {
           const named = /in use by process (\d+) \((.*)\)/.exec(refusal);
@@ -143,8 +66,8 @@ describe('the lock beside a PGlite directory', () => {
     } finally {
       await stopRacers(racers);
     }
-    holdersOneAtATime(readFileSync(log, 'utf8'));
-    const acknowledged = racers.flatMap((racer) => racer.lines.filter((line) => line.startsWith('ACK ')).map((line) => line.slice(4)));
+    expect(readHolders(readFileSync(log, 'utf8')).overlaps).toEqual([]);
+    const acknowledged = acknowledgedAppends(racers);
     expect(acknowledged.length).toBeGreaterThanOrEqual(3);
     const store = await HistoryStore.open({ dataDir });
     try {
