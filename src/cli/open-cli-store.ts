@@ -1,4 +1,5 @@
 import type { HistoryStore } from '../store/history-store.js';
+import type { StoreLocation } from '../store/open-database.js';
 import { defaultDataDir } from '../store/default-data-dir.js';
 import type { CliIo } from './cli-io.js';
 
@@ -9,22 +10,32 @@ export interface StoreFlags {
 }
 
 /**
- * The store the flags and environment name: `--database-url` or `DATABASE_URL` for a server,
- * else the PGlite directory from `--data-dir`, `SLIDING_CONTEXT_DATA_DIR` or the data home.
+ * The store the flags and environment name, a flag first: `--database-url`, `--data-dir`, then
+ * `DATABASE_URL`, `SLIDING_CONTEXT_DATA_DIR`, else the data home. The config file's setting
+ * arrives as a flag when neither a flag nor an env var names a store (see `applyCliSettings`).
+ * `create: false` (read-only commands) refuses a directory that holds no store yet.
  */
-export function cliStoreLocation(io: CliIo, flags: StoreFlags): { readonly databaseUrl: string } | { readonly dataDir: string } {
-  const databaseUrl = flags.databaseUrl ?? io.env.DATABASE_URL;
-  return databaseUrl ? { databaseUrl } : { dataDir: flags.dataDir ?? io.env.SLIDING_CONTEXT_DATA_DIR ?? defaultDataDir(io.env) };
+export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
+  const create = options.create === false ? { create: false } : {};
+  if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl };
+  if (flags.dataDir) return { dataDir: flags.dataDir, ...create };
+  if (io.env.DATABASE_URL) return { databaseUrl: io.env.DATABASE_URL };
+  return { dataDir: io.env.SLIDING_CONTEXT_DATA_DIR || defaultDataDir(io.env), ...create };
 }
 
 /**
  * Opens the store {@link cliStoreLocation} names, runs `work` and closes the store, on an
- * interrupt too (a checkpoint is written first).
+ * interrupt too (a checkpoint is written first). A read-only command passes `create: false`.
  */
-export async function withCliStore<Result>(io: CliIo, flags: StoreFlags, work: (store: HistoryStore) => Promise<Result>): Promise<Result> {
+export async function withCliStore<Result>(
+  io: CliIo,
+  flags: StoreFlags,
+  work: (store: HistoryStore) => Promise<Result>,
+  options: { readonly create?: boolean } = {},
+): Promise<Result> {
   // Loaded here: `history` draws a saved outline without the database code.
   const { HistoryStore } = await import('../store/history-store.js');
-  const store = await HistoryStore.open(cliStoreLocation(io, flags));
+  const store = await HistoryStore.open(cliStoreLocation(io, flags, options));
   const cancel = io.onInterrupt(() => store.close());
   try {
     return await work(store);

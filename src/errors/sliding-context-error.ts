@@ -11,6 +11,8 @@ export type SlidingContextErrorCode =
   | 'UNKNOWN_MARK'
   | 'BUDGET_INVALID'
   | 'STORE_LOCKED'
+  | 'NO_STORE'
+  | 'NOT_A_STORE'
   | 'STALE_WINDOW'
   | 'UNKNOWN_AGENT'
   | 'CONTEXT_OVERFLOW'

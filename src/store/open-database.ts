@@ -1,13 +1,20 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import type { DatabaseSchema } from './database-schema.js';
+import { checkStoreDirectory } from './check-store-directory.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
+import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
 
-/** Where the store lives: a PGlite directory (the default) or a PostgreSQL server. */
-export type StoreLocation = { readonly dataDir: string } | { readonly databaseUrl: string } | { readonly memory: true };
+/**
+ * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory
+ * with `create: false` must hold a store already (read-only commands create nothing).
+ */
+export type StoreLocation = { readonly dataDir: string; readonly create?: boolean } | { readonly databaseUrl: string } | { readonly memory: true };
 
 /** The open database and how to close it. */
 export interface OpenDatabase {
@@ -32,6 +39,34 @@ async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
 }
 
 /**
+ * Locks a PGlite directory after checking it is a store, or nothing yet when `create`; checked
+ * again under the lock, since another process may have written there meanwhile.
+ */
+function lockDataDir(dataDir: string, create: boolean): () => void {
+  const state = checkStoreDirectory(dataDir, create);
+  // On a file, mkdir fails as it did before: nothing is written beside it.
+  if (state === 'missing' || state === 'not-a-directory') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const release = lockDirectory(dataDir);
+  try {
+    checkStoreDirectory(dataDir, create);
+    chmodSync(dataDir, 0o700);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return release;
+}
+
+/**
+ * PGlite creates a new store's files 0666 and folders 0755 (later ones follow PostgreSQL's 0600):
+ * when its marker file shows that, everything is taken from group and others at once.
+ */
+function restrictNewStore(dataDir: string): void {
+  const marker = statSync(join(dataDir, 'PG_VERSION'), { throwIfNoEntry: false });
+  if (marker === undefined || (marker.mode & 0o077) !== 0) restrictToOwner(dataDir);
+}
+
+/**
  * Opens the store's database with Kysely (PGlite in a locked directory, in memory, or a server
  * through `pg`) and runs pending migrations. Kysely's migrator takes a row lock, so two
  * processes starting together on a server migrate once.
@@ -46,7 +81,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: location.databaseUrl, max: 4 }) }) });
     engine = 'postgres';
   } else {
-    if ('dataDir' in location) release = lockDirectory(location.dataDir);
+    if ('dataDir' in location) release = lockDataDir(location.dataDir, location.create ?? true);
     try {
       const client = 'dataDir' in location ? new PGlite(location.dataDir) : new PGlite();
       db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
@@ -61,6 +96,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       // A checkpoint writes PGlite's pages out before it closes.
       if (engine === 'pglite') await sql`checkpoint`.execute(db).catch(() => undefined);
       await db.destroy();
+      if (dataDir !== undefined) restrictToOwner(dataDir);
     } finally {
       release();
     }
@@ -73,6 +109,8 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
     }
+    // After the first query: PGlite creates a new store's files then, not when constructed.
+    if (dataDir !== undefined) restrictNewStore(dataDir);
   } catch (error) {
     await close();
     throw error;

@@ -17,7 +17,7 @@ export interface ExportFlags extends StoreCommandFlags {
  */
 export async function runExportCommand(agentId: string, flags: ExportFlags, io: CliIo): Promise<void> {
   const format = parseExportFormat(flags.format);
-  const exported = await withCliStore(io, flags, (store) => exportAgentHistory(store, agentId, format));
+  const exported = await withCliStore(io, flags, (store) => exportAgentHistory(store, agentId, format), { create: false });
   const leftOut = Object.entries(exported.eventsLeftOut).map(([kind, count]) => `${formatNumber(count)} ${kind}`);
   const note = leftOut.length === 0 && exported.hiddenMessagesLeftOut === 0
     ? undefined

@@ -9,5 +9,5 @@ export async function runMarksCommand(agentId: string, flags: StoreCommandFlags,
   await withCliStore(io, flags, async (store) => {
     const marks = reachableMarks((await store.timeline(agentId)).entries);
     io.stdout.write(flags.json ? `${JSON.stringify({ agentId, marks }, null, 2)}\n` : renderMarksList(agentId, marks, new Date()));
-  });
+  }, { create: false });
 }

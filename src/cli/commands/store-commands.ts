@@ -67,7 +67,7 @@ export async function runAgentsCommand(flags: StoreCommandFlags, io: CliIo): Pro
   await withCliStore(io, flags, async (store) => {
     const agents = await store.listAgents();
     print(io, flags.json, agents, renderAgentsTable(agents, new Date()));
-  });
+  }, { create: false });
 }
 
 /** The model an agent is counted for (the flags', else the one it was stored for) and its settings. */
@@ -132,7 +132,7 @@ export async function runHistoryCommand(
   io: CliIo,
 ): Promise<void> {
   const rows = historyRowLimits(flags);
-  const location = cliStoreLocation(io, flags);
+  const location = cliStoreLocation(io, flags, { create: false });
   const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
   const savedTimeline = 'dataDir' in location ? historyTimelineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_TIMELINE_VIEW, agentId)) : undefined;
   const fromSaved = saved && savedTimeline ? await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)) : undefined;
@@ -145,7 +145,7 @@ export async function runHistoryCommand(
     const timeline = await saveHistoryTimeline(store, agentId);
     const planned = await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline });
     printHistory(io, agentId, flags, rows, planned, timeline);
-  });
+  }, { create: false });
 }
 
 function printHistory(

@@ -97,5 +97,5 @@ export async function runAgentWindowCommand(agentId: string, flags: AgentWindowF
       const tokens = summary && typeof summary.data.tokens === 'number' ? summary.data.tokens : null;
       io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), { summary: summary && { summarizer: summary.data.summarizer, tokens } }));
     }
-  });
+  }, { create: false });
 }

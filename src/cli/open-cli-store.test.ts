@@ -1,0 +1,90 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './_test-cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const directory = mkdtempSync(join(tmpdir(), 'sliding-context-cli-store-'));
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** Folders that hold no store: a read-only command names the one it was pointed at. */
+const flagDir = join(directory, 'flag');
+const envDir = join(directory, 'env');
+const configDir = join(directory, 'config');
+/** Closed loopback ports: the server URLs name themselves in the connection error. */
+const flagUrl = 'postgres://postgres@127.0.0.1:1/flag';
+const envUrl = 'postgres://postgres@127.0.0.1:2/env';
+const configUrl = 'postgres://postgres@127.0.0.1:3/config';
+
+/** The store `agents` opened: its folder, or its URL's port; whatever it failed on says which. */
+async function storeChosen(flags: string[], env: Record<string, string>, config: Record<string, string>): Promise<string> {
+  const files = Object.keys(config).length > 0 ? { 'sliding-context.config.json': JSON.stringify(config) } : {};
+  try {
+    await runCli(['agents', ...flags], { env, files });
+  } catch (error) {
+    const text = `${String(error)} ${error instanceof Error ? String(error.cause) : ''}`;
+    const folder = /There is no store at (\S+);/.exec(text)?.[1];
+    if (folder) return folder;
+    const port = /127\.0\.0\.1:(\d)/.exec(text)?.[1];
+    if (port) return `port ${port}`;
+    return text;
+  }
+  return 'opened a store';
+}
+
+describe('choosing the store: flags, then env vars, then the config file', () => {
+  it.each([
+    ['--data-dir beats DATABASE_URL', ['--data-dir', flagDir], { DATABASE_URL: envUrl }, {}, flagDir],
+    ['--data-dir beats a URL in the config file', ['--data-dir', flagDir], {}, { databaseUrl: configUrl }, flagDir],
+    ['--database-url beats SLIDING_CONTEXT_DATA_DIR', ['--database-url', flagUrl], { SLIDING_CONTEXT_DATA_DIR: envDir }, {}, 'port 1'],
+    ['--database-url beats --data-dir, as before', ['--data-dir', flagDir, '--database-url', flagUrl], {}, {}, 'port 1'],
+    ['SLIDING_CONTEXT_DATA_DIR beats a URL in the config file', [], { SLIDING_CONTEXT_DATA_DIR: envDir }, { databaseUrl: configUrl }, envDir],
+    ['DATABASE_URL beats a folder in the config file', [], { DATABASE_URL: envUrl }, { dataDir: configDir }, 'port 2'],
+    ['DATABASE_URL beats SLIDING_CONTEXT_DATA_DIR, as before', [], { DATABASE_URL: envUrl, SLIDING_CONTEXT_DATA_DIR: envDir }, {}, 'port 2'],
+    ['the config file\'s folder when nothing else names a store', [], {}, { dataDir: configDir }, configDir],
+    ['the config file\'s URL beats its folder, as before', [], {}, { dataDir: configDir, databaseUrl: configUrl }, 'port 3'],
+  ])('%s', async (_, flags, env, config, expected) => {
+    expect(await storeChosen(flags, env, config)).toBe(expected);
+  });
+});
+
+describe('read-only commands on a folder that holds no store', () => {
+  it('agents, history and window --agent say there is no store (NO_STORE) and create nothing: no folder, no lock', async () => {
+    const parent = join(directory, 'readers');
+    mkdirSync(parent);
+    const missing = join(parent, 'missing');
+    const empty = join(parent, 'empty');
+    mkdirSync(empty);
+    const agentId = '00000000-0000-4000-8000-000000000000';
+    for (const dataDir of [missing, empty]) {
+      for (const args of [['agents'], ['history', agentId], ['window', '--agent', agentId]]) {
+        await expect(runCli([...args, '--data-dir', dataDir]), args.join(' ')).rejects.toMatchObject({ code: 'NO_STORE', message: expect.stringContaining(dataDir) });
+      }
+    }
+    expect(readdirSync(parent)).toEqual(['empty']);
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  it('the binary refuses a folder that is not a store (NOT_A_STORE) and a missing store (NO_STORE), exit 2, writing nothing', () => {
+    const examples = join(directory, 'examples');
+    cpSync(join(root, 'examples'), examples, { recursive: true });
+    const before = readdirSync(examples);
+    const run = (args: string[]) => spawnSync(process.execPath, ['dist/cli/main.js', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+    const notAStore = run(['agents', '--data-dir', examples]);
+    expect(notAStore.status).toBe(2);
+    expect(notAStore.stderr).toContain(`error[NOT_A_STORE]: The folder ${examples} is not a sliding-context store`);
+    expect(readdirSync(examples)).toEqual(before);
+    expect(existsSync(`${examples}.lock`)).toBe(false);
+    const missing = join(directory, 'no-such-store');
+    const noStore = run(['agents', '--data-dir', missing]);
+    expect(noStore.status).toBe(2);
+    expect(noStore.stderr).toContain(`error[NO_STORE]: There is no store at ${missing}`);
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(`${missing}.lock`)).toBe(false);
+  });
+});
