@@ -43,7 +43,7 @@ export async function startRacers(count: number, args: readonly string[]): Promi
       buffer += chunk.toString('utf8');
       const lines = buffer.split('\n');
       buffer = lines.pop() ?? '';
-      racer.lines.push(...lines);
+      for (const line of lines) racer.lines.push(line);
     });
     child.stderr.on('data', (chunk: Buffer) => racer.lines.push(`stderr ${chunk.toString('utf8')}`));
     return racer;
