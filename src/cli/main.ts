@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import nodeModule from 'node:module';
 import { text } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
+import { redactSecrets } from '../errors/redact-secrets.js';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
@@ -80,11 +81,12 @@ try {
     }
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isSlidingContextError(error)) {
-    process.stderr.write(`error[${error.code}]: ${error.message}\n`);
+    // A message may quote a provider's error text, which may echo the key it was sent.
+    process.stderr.write(`error[${error.code}]: ${redactSecrets(error.message)}\n`);
     process.exitCode = 2;
   } else {
     process.stderr.write(
-      `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `unexpected error: ${redactSecrets(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
     );
     process.exitCode = 1;
   }
