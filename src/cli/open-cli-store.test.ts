@@ -53,16 +53,22 @@ describe('choosing the store: flags, then env vars, then the config file', () =>
   });
 });
 
-describe('read-only commands on a folder that holds no store', () => {
-  it('agents, history and window --agent say there is no store (NO_STORE) and create nothing: no folder, no lock', async () => {
+describe('commands that read, or need an agent that exists, on a folder that holds no store', () => {
+  it('say there is no store (NO_STORE) and create nothing: no folder, no lock', async () => {
     const parent = join(directory, 'readers');
     mkdirSync(parent);
     const missing = join(parent, 'missing');
     const empty = join(parent, 'empty');
     mkdirSync(empty);
     const agentId = '00000000-0000-4000-8000-000000000000';
+    const example = join(root, 'examples/coding-agent-session.json');
+    const commands = [
+      ['agents'], ['history', agentId], ['window', '--agent', agentId], ['marks', agentId], ['export', agentId],
+      ['mark', agentId, 'label'], ['rewind', agentId, 'label'], ['clear', agentId], ['fork', agentId], ['compact', agentId, '--yes'],
+      ['import', example, '--agent', agentId], ['mark', 'not-an-id', 'label'],
+    ];
     for (const dataDir of [missing, empty]) {
-      for (const args of [['agents'], ['history', agentId], ['window', '--agent', agentId]]) {
+      for (const args of commands) {
         await expect(runCli([...args, '--data-dir', dataDir]), args.join(' ')).rejects.toMatchObject({ code: 'NO_STORE', message: expect.stringContaining(dataDir) });
       }
     }

@@ -49,7 +49,10 @@ function lockDataDir(dataDir: string, create: boolean): () => void {
   const release = lockDirectory(dataDir);
   try {
     checkStoreDirectory(dataDir, create);
-    chmodSync(dataDir, 0o700);
+    // Group and others lose their bits; the owner's are left as they are (a folder its owner made
+    // read-only stays so, and the open then fails as it should).
+    const { mode } = statSync(dataDir);
+    if ((mode & 0o077) !== 0) chmodSync(dataDir, mode & 0o7700);
   } catch (error) {
     release();
     throw error;

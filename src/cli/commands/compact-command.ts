@@ -78,7 +78,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     const outcome = describeOutcome(result, flags.dryRun === true);
     // After a preview the summary is on the screen already.
     print(io, flags.json, result, ask ? outcome : [result.summary ?? '', outcome].filter(Boolean).join('\n\n'));
-  });
+  }, { create: false });
 }
 
 type CompactResult = Awaited<ReturnType<Conversation['compact']>>;
@@ -96,6 +96,6 @@ function warnOnFallback(io: CliIo, result: CompactResult): void {
 /** One sentence on what a compaction did (or, for a dry run, would do). */
 function describeOutcome(result: CompactResult, dryRun: boolean): string {
   if (result.fallback) return `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`;
-  if (result.coveredExchanges === 0) return 'Nothing to condense: only the latest exchange (and any pinned one) is in the history.';
+  if (result.coveredExchanges === 0) return 'Nothing new to condense: every exchange but the latest (and any pinned one) is in the summary already, or there is none.';
   return `${dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${formatCount(result.coveredExchanges, 'exchange')}: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
 }

@@ -108,15 +108,22 @@ describe('history lists the events and what they took out', () => {
     expect(recent.timelineRange).toEqual({ first: 8, count: 3, total: 11 });
     const recentView = (await runCli(['history', agentId, ...flags])).stdout;
     expect(viewRows(recentView)).toHaveLength(3);
-    expect(recentView).toContain('(8 earlier rows not shown: history --all lists them)');
+    expect(recentView).toContain('(8 earlier rows from before the last clears not shown: history --all lists them)');
     const all = await historyJson(agentId, '--all');
     expect(all.timeline).toHaveLength(11);
     expect(all.timeline[0]).toMatchObject({ title: 'ask one', outOfWindow: 'cleared' });
     const tail = await historyJson(agentId, '--all', '--tail', '2');
     expect(tail.timeline.map((row) => row.title ?? row.kind)).toEqual(['clear', 'ask seven']);
+    // Rows left out by --tail are not blamed on a clear.
+    const tailView = (await runCli(['history', agentId, '--all', '--tail', '2', ...flags])).stdout;
+    expect(tailView).toContain('(9 earlier rows not shown: leave out --tail, or raise it, to see them)');
+    expect(tailView).not.toContain('history --all lists them');
     const limit = (await runCli(['history', agentId, '--all', '--limit', '2', ...flags])).stdout;
     expect(viewRows(limit)).toHaveLength(2);
     expect(limit).toContain('(9 later rows not shown: see --tail)');
+    // What a clear took out is outside the window: listed above the rule, with --limit too.
+    expect(limit.indexOf('"ask one"')).toBeGreaterThan(-1);
+    expect(limit.indexOf('── context')).toBeGreaterThan(limit.indexOf('"ask one"'));
     await expect(runCli(['history', agentId, '--limit', '2', '--tail', '2', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(runCli(['history', agentId, '--tail', '0', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   }, 240_000);
@@ -148,5 +155,10 @@ describe('marks', () => {
     const agentId = agents.cleared;
     expect((await runCli(['marks', agentId, ...flags])).stdout).toMatch(/^No marks a rewind of/);
     expect(JSON.parse((await runCli(['marks', agentId, '--json', ...flags])).stdout)).toEqual({ agentId, marks: [] });
+    // A label is stored text: its control characters are shown, never sent to the terminal.
+    await runCli(['mark', agentId, 'a\u001b[31mred', ...flags]);
+    const listed = (await runCli(['marks', agentId, ...flags])).stdout;
+    expect(listed).toContain('"a\\x1b[31mred"');
+    expect(listed).not.toContain('\u001b');
   }, 240_000);
 });

@@ -115,7 +115,8 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 /** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportInput(io, file, flags);
-  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io, signal));
+  // Appending to an agent needs the store it is in: only a new agent may create one.
+  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io, signal), { create: flags.agent === undefined });
 }
 
 /**

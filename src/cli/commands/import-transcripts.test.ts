@@ -121,7 +121,8 @@ describe('import of agent transcripts', () => {
     await expect(importFile('session.jsonl', flags, ['--strict'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/session\.jsonl line 13: not valid JSON.*nothing was imported \(--strict\)/) });
     const clean = fixture('claude-code-session.jsonl').split('\n').filter((_, index) => index !== 12).join('\n');
     await expect(runCli(['import', '-', '--strict', '--format', 'claude-code', ...flags], { stdin: clean })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT', message: expect.stringMatching(/^stdin line 18: messages\[\d+\]\.content\[0\]\.tool_use_id: no earlier tool_use/) });
-    expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toEqual([]);
+    // Nothing was imported, so not even a store was made.
+    await expect(runCli(['agents', '--json', ...flags])).rejects.toMatchObject({ code: 'NO_STORE' });
   });
 
   it('detects JSON lines without the .jsonl extension, and refuses JSON lines of another kind', async () => {

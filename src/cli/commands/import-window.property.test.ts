@@ -15,7 +15,7 @@ const io: CliIo = {
   stdout: { write: () => true },
   stderr: { write: () => true },
   env: {},
-  readText: () => Promise.reject(new Error('no files here')),
+  readText: () => Promise.reject(Object.assign(new Error('no files here'), { code: 'ENOENT' })),
   readStdin: () => Promise.resolve(''),
   readLines: () => {
     throw new Error('no files here');

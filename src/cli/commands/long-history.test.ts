@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newAgentMeta } from '../../conversation/agent-settings.js';
 import { HISTORY_OUTLINE_VIEW, historyOutlineToJson } from '../../conversation/history-outline.js';
-import type { MessageOutline } from '../../store/history-store.js';
+import { HISTORY_TIMELINE_VIEW, historyTimelineToJson } from '../../conversation/saved-history-timeline.js';
+import type { MessageOutline, TimelineEntry } from '../../store/history-store.js';
 import { saveView } from '../../store/saved-views.js';
 import { countTargetKey } from '../../tokens/token-counter.js';
 import { runCli } from '../_test-cli.js';
@@ -14,7 +15,7 @@ const agentId = '00000000-0000-4000-8000-000000000001';
 const directories: string[] = [];
 
 /**
- * A PGlite directory holding only the saved outline of an agent of `exchanges` exchanges of one
+ * A PGlite directory holding only the saved outline and timeline of an agent of `exchanges` exchanges of one
  * user message of 10 tokens: `history` plans and draws it without starting the database.
  * With `summarizedExchanges`, a summary stands for the first that many exchanges and one more.
  */
@@ -25,8 +26,10 @@ function savedHistory(exchanges: number, summarizedExchanges = 0): string {
   const count = { tokens: 10, exact: true, method: 'o200k_base', target: countTargetKey(target) };
   const createdAt = new Date('2026-01-01T00:00:00Z');
   const messages: MessageOutline[] = [];
+  const entries: TimelineEntry[] = [];
   for (let exchange = 0; exchange < exchanges; exchange++) {
     messages.push({ agentId, seq: exchange + 1, role: 'user', count, createdAt, title: `request ${exchange}`, toolParts: [] });
+    entries.push({ agentId, seq: exchange + 1, kind: 'user', label: null, tokens: 10, createdAt, startsExchange: true, title: `request ${exchange}`, toolNames: [] });
   }
   const summary = summarizedExchanges === 0
     ? undefined
@@ -39,6 +42,7 @@ function savedHistory(exchanges: number, summarizedExchanges = 0): string {
       };
   const meta = newAgentMeta(target, { budgetTokens: 100_000 }, { tokens: 3, exact: true, method: 'o200k_base' });
   saveView(dataDir, HISTORY_OUTLINE_VIEW, agentId, historyOutlineToJson({ meta, messages, summary }));
+  saveView(dataDir, HISTORY_TIMELINE_VIEW, agentId, historyTimelineToJson({ entries, forks: [] }));
   return dataDir;
 }
 
@@ -53,7 +57,7 @@ describe('history of a long agent: no call takes the history as arguments', () =
     const { stdout } = await runCli(['history', agentId, '--data-dir', dataDir]);
     expect(stdout).toContain('Outside the window (kept in the history):');
     // 10 tokens an exchange and 3 of preamble: 9,999 exchanges fit 100,000 tokens.
-    expect(stdout).toMatch(/9999 exchanges in, 190001 out/);
+    expect(stdout).toMatch(/9,999 exchanges in, 190,001 out/);
     expect(stdout.split('\n').length).toBeGreaterThan(200_000);
   }, 120_000);
 

@@ -186,6 +186,7 @@ function printHistory(
       plan,
       rows,
       offset: recent.earlier + offset,
+      offsetBeforeRange: recent.earlier,
       total: every.length,
       all: flags.all === true,
       summary: summary && summaryJson(summary, exchanges),
@@ -267,5 +268,6 @@ export async function runAgentEventCommand(
     const note = keptCount > 0 ? ` (${formatCount(keptCount, 'leading system message')} kept after it)` : '';
     const json = { agentId, seq: firstSeq, event: action, ...(label === undefined ? {} : { label }), ...(kept ? { keptSystemMessages: keptCount } : {}) };
     print(io, flags.json, json, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${firstSeq}${note}`);
-  });
+    // The agent must exist already: a store is never created for it.
+  }, { create: false });
 }

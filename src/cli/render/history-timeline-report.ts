@@ -16,6 +16,8 @@ export interface HistoryTimelineView {
   readonly rows: readonly TimelineRow[];
   /** Where the rows shown start in the whole list, and how many there are in all. */
   readonly offset: number;
+  /** How many of the rows before `offset` lie before the range shown by default (the clear before the latest); the rest are left out by `--tail`. */
+  readonly offsetBeforeRange: number;
   readonly total: number;
   readonly all: boolean;
   readonly summary: SummaryView | undefined;
@@ -72,7 +74,10 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
   const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
   // Stored text (titles, tools, labels, the summary) is shown with its control characters visible, never sent to the terminal.
   const lines = [neutralizeControlCharacters(`sliding-context history ${view.agentId} · ${plan.provider}/${plan.model} · ${budget}`), ''];
-  if (view.offset > 0) lines.push(`(${formatNumber(view.offset)} earlier rows not shown: ${view.all ? 'see --limit/--tail' : 'history --all lists them'})`, '');
+  const leftOutByTail = view.offset - view.offsetBeforeRange;
+  if (view.offsetBeforeRange > 0) lines.push(`(${formatCount(view.offsetBeforeRange, 'earlier row')} from before the last clears not shown: history --all lists them)`);
+  if (leftOutByTail > 0) lines.push(`(${formatCount(leftOutByTail, 'earlier row')} not shown: leave out --tail, or raise it, to see them)`);
+  if (view.offset > 0) lines.push('');
   const ruleAt = ruleIndex(rows, view);
   const draw = (row: TimelineRow) => {
     const line = neutralizeControlCharacters(row.type === 'event' ? eventLine(row, now) : exchangeLine(row, now));
@@ -109,6 +114,6 @@ function ruleIndex(rows: readonly TimelineRow[], view: HistoryTimelineView): num
   const first = rows.findIndex((row) => row.type === 'exchange' && row.inWindow && !row.pinned);
   if (first !== -1) return first;
   // Nothing in the window among the rows shown: the rule sits after them, unless they all come after it.
-  const anyBefore = rows.some((row) => row.type === 'exchange' && row.index !== null && !row.inWindow);
+  const anyBefore = rows.some((row) => row.type === 'exchange' && !row.inWindow);
   return anyBefore || view.offset + rows.length >= view.total ? rows.length : 0;
 }
