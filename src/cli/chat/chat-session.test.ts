@@ -115,4 +115,15 @@ describe('the chat session', () => {
     expect(screen.text).toContain('error: 401 Incorrect API key provided: sk-ant-[redacted]. Sent Authorization: Bearer [redacted] and x-api-key: [redacted]\n');
     expect(screen.text).not.toMatch(/Zx81QmB0aLp9|tok_4f9a8b7c6d5e|k3y-s3cr3t-value/);
   });
+
+  it('/model keeps the budget set by /budget', async () => {
+    const { session, screen } = await startChat();
+    await session.handle('/budget 5000');
+    await session.handle('/model gpt-4o-mini');
+    const headers = screen.text.split('\n').filter((line) => line.startsWith('sliding-context chat'));
+    expect(headers.at(-1)).toContain('openai/gpt-4o-mini · budget 5,000 tokens');
+    screen.text = '';
+    await session.handle('/tokens');
+    expect(screen.text).toContain('budget 5,000');
+  });
 });

@@ -87,10 +87,11 @@ export class ChatSession {
     return this.#conversation.agentId;
   }
 
-  async #open(agentId: string | undefined): Promise<void> {
+  async #open(agentId: string | undefined, budgetTokens?: number): Promise<void> {
     this.#counter = await this.#options.loadCounter(this.#model);
     this.#conversation = await openConversation({
       ...this.#options.conversation,
+      ...(budgetTokens === undefined ? {} : { budgetTokens }),
       store: this.#options.store,
       agentId,
       model: this.#model,
@@ -262,7 +263,8 @@ export class ChatSession {
           return true;
         }
         this.#model = argument;
-        await this.#open(this.agentId);
+        // The budget set by /budget is this chat's, not the model's: a switch keeps it.
+        await this.#open(this.agentId, this.#conversation.settings.budgetTokens);
         await this.redraw();
         return true;
       }
