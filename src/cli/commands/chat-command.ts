@@ -45,6 +45,25 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
   };
 }
 
+/** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The command that resumes this chat as printed: the agent, and the store, server, provider and
+ * model it was opened with when they are not the defaults. A database URL is left out (it may hold
+ * a password); it is read from `DATABASE_URL` again.
+ */
+function resumeCommand(agentId: string, flags: ChatFlags): string {
+  const words = ['sliding-context', 'chat', '--agent', agentId];
+  if (flags.dataDir !== undefined) words.push('--data-dir', flags.dataDir);
+  if (flags.provider !== undefined && flags.provider !== 'openai') words.push('--provider', flags.provider);
+  if (flags.model !== undefined) words.push('--model', flags.model);
+  if (flags.baseUrl !== undefined) words.push('--base-url', flags.baseUrl);
+  return words.map(shellWord).join(' ');
+}
+
 /** The agent this directory chatted with last, if any. */
 async function lastAgentFor(store: HistoryStore, cwd: string): Promise<string | undefined> {
   const agents = (await store.listAgents()).sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime());
@@ -139,7 +158,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
       }
       // Hand the terminal back at once: what is typed from here on is the shell's.
       lines.close();
-      write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
+      write(`\nbye: resume with \`${resumeCommand(session.agentId, flags)}\`\n`);
       // Saved for `history`, which then starts without the database.
       await saveHistoryOutlineAfterWrite(store, session.agentId);
     });

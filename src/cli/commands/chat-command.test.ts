@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../cli-io.js';
+import { runChatCommand, type ChatFlags } from './chat-command.js';
+
+const work = mkdtempSync(join(tmpdir(), 'sliding-context-chat-command-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs `chat` in-process on typed lines, off a terminal; returns what it wrote. */
+async function runChat(flags: ChatFlags, typed: string): Promise<string> {
+  let written = '';
+  const input = new PassThrough();
+  input.end(typed);
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      written += chunk.toString();
+      done();
+    },
+  });
+  const fail = () => Promise.reject(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }));
+  const io: CliIo = {
+    stdout: { write: (text: string) => (written += text) },
+    stderr: { write: (text: string) => (written += text) },
+    env: {},
+    readText: fail,
+    readLines: () => {
+      throw new Error('not read by chat');
+    },
+    fileSize: fail,
+    readStdin: fail,
+    terminal: { input, output },
+    cwd: work,
+    onInterrupt: () => () => undefined,
+  };
+  await runChatCommand(flags, io);
+  return written;
+}
+
+describe('chat', () => {
+  it('prints a resume command that names the data folder, the server and the model it ran with', async () => {
+    const dataDir = join(work, 'my data');
+    const flags = { dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', new: true };
+    const written = await runChat(flags, '/exit\n');
+    const agentId = /agent ([0-9a-f-]{36})/.exec(written)?.[1];
+    expect(agentId).toBeDefined();
+    expect(written).toContain(`bye: resume with \`sliding-context chat --agent ${agentId ?? ''} --data-dir '${dataDir}' --provider anthropic --model local-model --base-url http://127.0.0.1:9/v1\``);
+    // The command works as printed: it opens the same agent in the same store.
+    const again = await runChat({ dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', agent: agentId }, '');
+    expect(again).toContain(`agent ${agentId ?? ''} · anthropic/local-model`);
+  }, 60_000);
+});
