@@ -40,10 +40,12 @@ async function runChat(flags: ChatFlags, typed: string): Promise<string> {
 }
 
 describe('chat', () => {
-  it('prints a resume command that names the data folder, the server and the model it ran with', async () => {
+  it('names the server it could not reach, and prints a resume command that names the data folder, the server and the model it ran with', async () => {
     const dataDir = join(work, 'my data');
     const flags = { dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', new: true };
-    const written = await runChat(flags, '/exit\n');
+    const written = await runChat(flags, 'hello\n/exit\n');
+    // Nothing listens there: the error names the server tried.
+    expect(written).toContain('error: Connection error reaching http://127.0.0.1:9/v1: check --base-url and that the server is up.\n');
     const agentId = /agent ([0-9a-f-]{36})/.exec(written)?.[1];
     expect(agentId).toBeDefined();
     expect(written).toContain(`bye: resume with \`sliding-context chat --agent ${agentId ?? ''} --data-dir '${dataDir}' --provider anthropic --model local-model --base-url http://127.0.0.1:9/v1\``);

@@ -28,6 +28,20 @@ export interface ChatFlags extends StoreCommandFlags {
 const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
+const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
+/** What the SDKs say when no answer came: refused, unresolved, timed out. */
+const CONNECTION_FAILURE = /^(Connection error|Request timed out|fetch failed)/i;
+
+/** A URL as an error shows it: without a user, password, query or fragment, where a key could ride. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'the configured base URL';
+  }
+}
+
 /** The provider's streaming chat client; a missing key is a one-line error at the first call. */
 function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: CliIo): () => Promise<ChatClient> {
   let made: ChatClient | undefined;
@@ -40,7 +54,21 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
       throw new Error(`${(error as Error).message} Your message is stored; send it again once the key is set.`, { cause: error });
     }
     const chat = await import('../../providers/chat/chat-client.js');
-    made = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const client = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const url = shownUrl(flags.baseUrl ?? (sdk.provider === 'google' ? GOOGLE_BASE_URL : sdk.client.baseURL));
+    made = {
+      async stream(request, onText, signal) {
+        try {
+          return await client.stream(request, onText, signal);
+        } catch (error) {
+          // The SDKs say only "Connection error.": which server was tried is what a user fixes.
+          if (error instanceof Error && CONNECTION_FAILURE.test(error.message)) {
+            throw new Error(`${error.message.replace(/\.$/, '')} reaching ${url}: check --base-url and that the server is up.`, { cause: error });
+          }
+          throw error;
+        }
+      },
+    };
     return made;
   };
 }
