@@ -126,4 +126,20 @@ describe('the chat session', () => {
     await session.handle('/tokens');
     expect(screen.text).toContain('budget 5,000');
   });
+
+  it('/retry asks again about the last message, which stays stored once', async () => {
+    script = [{ status: 500, body: { error: { message: 'overloaded' } } }, stream({ text: 'Second time lucky.' })];
+    const { session, screen, stored } = await startChat();
+    await session.handle('are you there?');
+    expect(screen.text).toContain('error: 500 overloaded\n');
+    await session.handle('/retry');
+    expect(screen.text).toContain('  Second time lucky.\n');
+    expect(await stored()).toEqual([{ role: 'user', content: 'are you there?' }, expect.objectContaining({ role: 'assistant' })]);
+    // The model was asked the same question twice, each time once.
+    const questions = server.received.map((request) => (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'user'));
+    expect(questions).toEqual([[{ role: 'user', content: 'are you there?' }], [{ role: 'user', content: 'are you there?' }]]);
+    screen.text = '';
+    await session.handle('/retry');
+    expect(screen.text).toBe('error: nothing to retry: the last message has its answer; type a new one\n');
+  });
 });

@@ -50,6 +50,7 @@ const HELP = `Commands:
   /compact          condense the history now, with a preview first
   /budget N         change the token budget
   /model M          switch the model (counts follow it)
+  /retry            ask the model again about your last message (after an error)
   /tokens           what the next request holds: system, tools, summary, window
   /help             this list
   /exit             leave (Ctrl-D too)`;
@@ -144,9 +145,19 @@ export class ChatSession {
   }
 
   async #turn(text: string): Promise<void> {
-    const { terminal } = this.#options;
     // Stored before the call: a failing provider loses nothing typed.
     await this.#conversation.append([{ role: 'user', content: text }]);
+    await this.#answer();
+  }
+
+  /** The stored messages of this agent, events applied. */
+  async #storedMessages(): Promise<ModelMessage[]> {
+    return applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message).map((entry) => entry.message as ModelMessage);
+  }
+
+  /** Asks the model to answer the history as stored, and runs the tools it calls. */
+  async #answer(): Promise<void> {
+    const { terminal } = this.#options;
     let client: ChatClient;
     try {
       client = await this.#options.client();
@@ -266,6 +277,17 @@ export class ChatSession {
         // The budget set by /budget is this chat's, not the model's: a switch keeps it.
         await this.#open(this.agentId, this.#conversation.settings.budgetTokens);
         await this.redraw();
+        return true;
+      }
+      case 'retry': {
+        // The message is stored once: the model is asked again about the history as it stands.
+        const last = (await this.#storedMessages()).at(-1);
+        if (last?.role !== 'user') {
+          terminal.write('error: nothing to retry: the last message has its answer; type a new one\n');
+          return true;
+        }
+        this.#show(last);
+        await this.#answer();
         return true;
       }
       case 'tokens':
