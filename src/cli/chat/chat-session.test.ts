@@ -142,4 +142,23 @@ describe('the chat session', () => {
     await session.handle('/retry');
     expect(screen.text).toBe('error: nothing to retry: the last message has its answer; type a new one\n');
   });
+
+  it('keeps a reply cut short by Ctrl-C or a broken stream, marked as interrupted', async () => {
+    // The role and the first half of "Once upon a time", then nothing more.
+    const firstHalf = openAiChatStream({ text: 'Once upon a time' }).split('\n\n').slice(0, 2).map((event) => `${event}\n\n`).join('');
+    script = [{ status: 200, sse: firstHalf, hold: true }, { status: 200, sse: `${firstHalf}data: {broken\n\n` }];
+    const { session, screen, stored } = await startChat();
+    const turn = session.handle('tell a story');
+    await expect.poll(() => screen.text).toContain('  Once upo');
+    expect(session.interrupt()).toBe(true);
+    await turn;
+    expect(screen.text).toContain('  Once upo\nerror: interrupted\n');
+    await session.handle('again, please');
+    expect(screen.text).toMatch(/ {2}Once upo\nerror: [^\n]+\n$/);
+    const interrupted = { role: 'assistant', content: [{ type: 'text', text: 'Once upo' }], providerOptions: { 'sliding-context': { interrupted: true } } };
+    expect(await stored()).toEqual([{ role: 'user', content: 'tell a story' }, interrupted, { role: 'user', content: 'again, please' }, interrupted]);
+    screen.text = '';
+    await session.redraw();
+    expect(screen.text).toContain('› tell a story\n  Once upo\n  (interrupted)\n\n› again, please\n  Once upo\n  (interrupted)\n');
+  });
 });

@@ -171,18 +171,27 @@ export class ChatSession {
       const { signal } = this.#call;
       let reply;
       // Streamed as the scrollback draws it: the answer's lines indented by two spaces.
-      const shown = { started: false };
+      const shown = { started: false, text: '' };
       const show = (piece: string) => {
         terminal.write(`${shown.started ? '' : '  '}${neutralizeControlCharacters(piece).replaceAll('\n', '\n  ')}`);
         shown.started = true;
+        shown.text += piece;
       };
       try {
         reply = await this.#conversation.send((request) => client.stream(request, show, signal));
       } catch (error) {
         terminal.write(`${shown.started ? '\n' : ''}error: ${signal.aborted ? 'interrupted' : shownError(error).split('\n')[0] ?? ''}\n`);
+        // What was read of the answer is kept, marked: it was seen, and the history says it was cut.
+        if (shown.text !== '') await this.#conversation.append([interruptedReply(shown.text)]);
         return;
       } finally {
         this.#call = undefined;
+      }
+      if (signal.aborted) {
+        // The SDK may end a stream cut by an abort as if it were done: the reply is the part read.
+        terminal.write(`${shown.started ? '\n' : ''}error: interrupted\n`);
+        if (shown.text !== '') await this.#conversation.append([interruptedReply(shown.text)]);
+        return;
       }
       usage = reply.usage;
       if (shown.started) terminal.write('\n');
@@ -331,6 +340,11 @@ function cutoffOf(exchanges: readonly ExchangeHistory[]): string {
 /** An error as the chat shows it: keys and tokens a provider echoed taken out, control characters shown. */
 function shownError(error: unknown): string {
   return neutralizeControlCharacters(redactSecrets(error instanceof Error ? error.message : String(error)));
+}
+
+/** The part of an answer that came before the stream stopped, marked as interrupted. */
+function interruptedReply(text: string): ModelMessage {
+  return { role: 'assistant', content: [{ type: 'text', text }], providerOptions: { 'sliding-context': { interrupted: true } } };
 }
 
 /** The answer to a tool call whose arguments were not a JSON object: what was wrong, and what to do. */

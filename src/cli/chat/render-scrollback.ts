@@ -35,7 +35,8 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
   if (message.role === 'system') return [];
   const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
   const shown = neutralizeControlCharacters;
-  return parts.flatMap((part): string[] => {
+  const interrupted = message.role === 'assistant' && message.providerOptions?.['sliding-context']?.interrupted === true;
+  const lines = parts.flatMap((part): string[] => {
     if (part.type === 'text') {
       if (message.role === 'user') return [bold(style, `› ${shown(part.text)}`)];
       return shown(part.text).split('\n').map((line) => `  ${line}`);
@@ -52,6 +53,8 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
     }
     return [];
   });
+  // A reply cut short (Ctrl-C, a stream that broke) says so, where it stops.
+  return interrupted ? [...lines, dim(style, '  (interrupted)')] : lines;
 }
 
 /**
