@@ -161,4 +161,16 @@ describe('the chat session', () => {
     await session.redraw();
     expect(screen.text).toContain('› tell a story\n  Once upo\n  (interrupted)\n\n› again, please\n  Once upo\n  (interrupted)\n');
   });
+
+  it('/help and /tokens stay in the scrollback, where they were typed, across a redraw', async () => {
+    script = [stream({ text: 'Hello.' }), stream({ text: 'Bye.' })];
+    const { session, screen } = await startChat();
+    await session.handle('hi');
+    await session.handle('/help');
+    await session.handle('/tokens');
+    await session.handle('thanks');
+    screen.text = '';
+    await session.handle('/budget 50000');
+    expect(screen.text).toMatch(/› hi\n {2}Hello\.\n\n› \/help\nCommands:\n[^]*› \/tokens\n {2}system prompt +\d+\n[^]*\n\n› thanks\n {2}Bye\.\n/);
+  });
 });

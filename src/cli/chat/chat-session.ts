@@ -69,6 +69,8 @@ export class ChatSession {
   #counter!: TokenCounter;
   #drawnCutoff: string | undefined;
   #call: AbortController | undefined;
+  /** What `/help` and `/tokens` printed, by the count of visible messages before it: a redraw shows it again. */
+  #notes = new Map<number, string[]>();
   readonly #options: ChatSessionOptions;
 
   private constructor(options: ChatSessionOptions) {
@@ -108,7 +110,7 @@ export class ChatSession {
     const { exchanges } = view ?? (await this.#conversation.historyView());
     terminal.clear();
     terminal.write(`sliding-context chat · agent ${this.agentId} · ${neutralizeControlCharacters(`${this.#options.conversation.provider}/${this.#model}`)} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
-    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style).join('\n')}\n`);
+    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style, this.#notes).join('\n')}\n`);
     this.#drawnCutoff = cutoffOf(exchanges);
   }
 
@@ -223,7 +225,7 @@ export class ChatSession {
       case 'quit':
         return false;
       case 'help':
-        terminal.write(`${HELP}\n`);
+        await this.#note(text, HELP);
         return true;
       case 'history':
         terminal.write(renderAgentHistory(this.agentId, await this.#conversation.historyView()));
@@ -248,6 +250,9 @@ export class ChatSession {
           return true;
         }
         await this.#conversation.rewind(label);
+        // What was printed after the messages the rewind took out goes with them.
+        const kept = (await this.#storedMessages()).length;
+        for (const at of this.#notes.keys()) if (at > kept) this.#notes.delete(at);
         await this.redraw();
         terminal.write(`rewound to "${label}"\n`);
         return true;
@@ -300,12 +305,20 @@ export class ChatSession {
         return true;
       }
       case 'tokens':
-        terminal.write(await this.#tokens());
+        await this.#note(text, (await this.#tokens()).replace(/\n$/, ''));
         return true;
       default:
         terminal.write(`error: no command /${name ?? ''}; /help lists them\n`);
         return true;
     }
+  }
+
+  /** Writes a command's output and keeps it, with the command, where it was in the history. */
+  async #note(command: string, output: string): Promise<void> {
+    this.#options.terminal.write(`${output}\n`);
+    const at = (await this.#storedMessages()).length;
+    const lines = [...(this.#notes.get(at) ?? []), ...messageLines({ role: 'user', content: command }, this.#options.terminal.style), ...output.split('\n'), ''];
+    this.#notes.set(at, lines);
   }
 
   /** `/tokens`: what the next request holds, part by part. */

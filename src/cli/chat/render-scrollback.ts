@@ -61,11 +61,19 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
  * The conversation as the chat shows it: every exchange of the visible history, with the
  * `── context ──` rule where the model's context begins (after the exchanges it no longer sees)
  * and a note of the summary pinned there. `exchanges` is the `/history` view of the same history,
- * so the rule is where the window's cutoff is.
+ * so the rule is where the window's cutoff is. `notes` are lines shown before the message at their
+ * key (what `/help` and `/tokens` printed there), so that a redraw keeps them.
  */
-export function renderScrollback(messages: readonly ModelMessage[], exchanges: readonly ExchangeHistory[], style: ScrollbackStyle): string[] {
+export function renderScrollback(messages: readonly ModelMessage[], exchanges: readonly ExchangeHistory[], style: ScrollbackStyle, notes: ReadonlyMap<number, readonly string[]> = new Map()): string[] {
   const lines: string[] = [];
+  const shownNotes = new Set<number>();
+  const pushNotes = (before: number) => {
+    if (shownNotes.has(before)) return;
+    shownNotes.add(before);
+    for (const line of notes.get(before) ?? []) lines.push(line);
+  };
   const detected = detectExchanges(messages);
+  if (detected.length === 0 || detected[0]?.firstMessage !== 0) pushNotes(0);
   const firstIn = exchanges.findIndex((exchange) => exchange.inWindow && !exchange.pinned);
   const summarized = exchanges.filter((exchange) => exchange.summarized).length;
   detected.forEach((exchange, index) => {
@@ -73,11 +81,17 @@ export function renderScrollback(messages: readonly ModelMessage[], exchanges: r
       lines.push('', renderContextRule(style.width), '');
       if (summarized > 0) lines.push(dim(style, `  (a summary of the ${summarized === 1 ? 'exchange' : `${formatNumber(summarized)} exchanges`} above is pinned here)`), '');
     }
-    for (const message of messages.slice(exchange.firstMessage, exchange.lastMessage + 1)) {
-      for (const line of messageLines(message, style)) lines.push(line);
+    if (index === 0) pushNotes(exchange.firstMessage);
+    for (let position = exchange.firstMessage; position <= exchange.lastMessage; position++) {
+      const message = messages[position];
+      if (position > exchange.firstMessage) pushNotes(position);
+      for (const line of message ? messageLines(message, style) : []) lines.push(line);
     }
     lines.push('');
+    pushNotes(exchange.lastMessage + 1);
   });
   if (firstIn === -1) lines.push(renderContextRule(style.width), '');
+  // Notes no exchange placed (the history holds only system messages, say) close the scrollback.
+  for (const before of [...notes.keys()].sort((a, b) => a - b)) pushNotes(before);
   return lines;
 }
