@@ -21,6 +21,27 @@ function clipLine(text: string, width: number): string {
   return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
 }
 
+/**
+ * A line of text cut at spaces to fit `width` columns: the first piece led by `lead`, the others by
+ * `indent` and the line's own indent, so that a wrapped line (prose, or code) keeps its indent.
+ */
+function wrapLine(lead: string, indent: string, text: string, width: number): string[] {
+  const own = /^[ \t]*/.exec(text)?.[0] ?? '';
+  const continued = own.length < width / 2 ? `${indent}${own}` : indent;
+  const pieces: string[] = [];
+  let rest = text;
+  let room = Math.max(width - lead.length, 10);
+  while (rest.length > room) {
+    const space = rest.lastIndexOf(' ', room);
+    const cut = space > own.length ? space : room;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^ /, '');
+    room = Math.max(width - continued.length, 10);
+  }
+  pieces.push(rest);
+  return pieces.map((piece, index) => `${index === 0 ? lead : continued}${piece}`);
+}
+
 /** Lines of a text as an editor counts them: a final newline ends the last line, it starts none. */
 function countLines(text: string): number {
   if (text === '') return 0;
@@ -38,8 +59,8 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
   const interrupted = message.role === 'assistant' && message.providerOptions?.['sliding-context']?.interrupted === true;
   const lines = parts.flatMap((part): string[] => {
     if (part.type === 'text') {
-      if (message.role === 'user') return [bold(style, `› ${shown(part.text)}`)];
-      return shown(part.text).split('\n').map((line) => `  ${line}`);
+      if (message.role === 'user') return shown(part.text).split('\n').flatMap((line, index) => wrapLine(index === 0 ? '› ' : '  ', '  ', line, style.width)).map((line) => bold(style, line));
+      return shown(part.text).split('\n').flatMap((line) => wrapLine('  ', '  ', line, style.width));
     }
     if (part.type === 'tool-call') {
       const input = typeof part.input === 'string' ? part.input : toJson(part.input);
