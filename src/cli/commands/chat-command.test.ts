@@ -10,16 +10,16 @@ const work = mkdtempSync(join(tmpdir(), 'sliding-context-chat-command-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** Runs `chat` in-process on typed lines, off a terminal; returns what it wrote. */
-async function runChat(flags: ChatFlags, typed: string): Promise<string> {
+async function runChat(flags: ChatFlags, typed: string | ((input: PassThrough, screen: () => string) => Promise<void>)): Promise<string> {
   let written = '';
   const input = new PassThrough();
-  input.end(typed);
-  const output = new Writable({
+  if (typeof typed === 'string') input.end(typed);
+  const output = Object.assign(new Writable({
     write(chunk: Buffer, _encoding, done) {
       written += chunk.toString();
       done();
     },
-  });
+  }), { isTTY: typeof typed !== 'string', columns: 100 });
   const fail = () => Promise.reject(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }));
   const io: CliIo = {
     stdout: { write: (text: string) => (written += text) },
@@ -35,7 +35,9 @@ async function runChat(flags: ChatFlags, typed: string): Promise<string> {
     cwd: work,
     onInterrupt: () => () => undefined,
   };
-  await runChatCommand(flags, io);
+  const running = runChatCommand(flags, io);
+  if (typeof typed !== 'string') await typed(input, () => written);
+  await running;
   return written;
 }
 
@@ -52,5 +54,23 @@ describe('chat', () => {
     // The command works as printed: it opens the same agent in the same store.
     const again = await runChat({ dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', agent: agentId }, '');
     expect(again).toContain(`agent ${agentId ?? ''} · anthropic/local-model`);
+  }, 60_000);
+
+  it('asks before leaving on Ctrl-C at an empty prompt, and stays on no', async () => {
+    const written = await runChat({ dataDir: join(work, 'ctrl-c'), new: true }, async (input, screen) => {
+      const question = (count: number) => expect.poll(() => screen().split('Leave the chat? (y/N) ').length - 1, { timeout: 30_000 }).toBe(count);
+      await expect.poll(screen, { timeout: 30_000 }).toContain('› ');
+      input.write('\u0003');
+      await question(1);
+      input.write('n\r');
+      input.write('/model\r');
+      await expect.poll(screen).toContain('model: gpt-4o');
+      input.write('\u0003');
+      await question(2);
+      input.write('y\r');
+    });
+    // The chat went on after "n": /model answered, and it ended only after "y".
+    expect(written.indexOf('model: gpt-4o')).toBeGreaterThan(written.indexOf('Leave the chat? (y/N) '));
+    expect(written).toContain('bye: resume with');
   }, 60_000);
 });

@@ -177,12 +177,38 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
         },
       });
       if (flags.name !== undefined) await store.renameAgent(session.agentId, flags.name);
+      // Ctrl-C stops a reply; at the prompt it asks before leaving (a second Ctrl-C leaves).
+      let busy = false;
+      let askingToLeave = false;
       lines.on('SIGINT', () => {
-        if (!session.interrupt()) lines.close();
+        if (session.interrupt()) return;
+        if (busy || askingToLeave) {
+          lines.close();
+          return;
+        }
+        if (lines.line !== '') {
+          // A line half typed is dropped, as a shell does.
+          lines.write(null, { ctrl: true, name: 'e' });
+          lines.write(null, { ctrl: true, name: 'u' });
+          return;
+        }
+        askingToLeave = true;
+        write('\n');
+        lines.setPrompt('Leave the chat? (y/N) ');
+        lines.prompt();
       });
       for (;;) {
         const line = await ask('› ');
-        if (line === null || !(await session.handle(line))) break;
+        if (line === null) break;
+        if (askingToLeave) {
+          askingToLeave = false;
+          if (line.trim().toLowerCase() === 'y') break;
+          continue;
+        }
+        busy = true;
+        const goOn = await session.handle(line);
+        busy = false;
+        if (!goOn) break;
       }
       // Hand the terminal back at once: what is typed from here on is the shell's.
       lines.close();
