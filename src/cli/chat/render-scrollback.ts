@@ -59,7 +59,10 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
   const interrupted = message.role === 'assistant' && message.providerOptions?.['sliding-context']?.interrupted === true;
   const lines = parts.flatMap((part): string[] => {
     if (part.type === 'text') {
-      if (message.role === 'user') return shown(part.text).split('\n').flatMap((line, index) => wrapLine(index === 0 ? '› ' : '  ', '  ', line, style.width)).map((line) => bold(style, line));
+      if (message.role === 'user') {
+        const typed = shown(part.text).split('\n').flatMap((line, index) => wrapLine(index === 0 ? '› ' : '  ', '  ', line, style.width));
+        return typed.map((line) => bold(style, line));
+      }
       return shown(part.text).split('\n').flatMap((line) => wrapLine('  ', '  ', line, style.width));
     }
     if (part.type === 'tool-call') {
@@ -85,7 +88,12 @@ export function messageLines(message: ModelMessage, style: ScrollbackStyle): str
  * so the rule is where the window's cutoff is. `notes` are lines shown before the message at their
  * key (what `/help` and `/tokens` printed there), so that a redraw keeps them.
  */
-export function renderScrollback(messages: readonly ModelMessage[], exchanges: readonly ExchangeHistory[], style: ScrollbackStyle, notes: ReadonlyMap<number, readonly string[]> = new Map()): string[] {
+export function renderScrollback(
+  messages: readonly ModelMessage[],
+  exchanges: readonly ExchangeHistory[],
+  style: ScrollbackStyle,
+  notes: ReadonlyMap<number, readonly string[]> = new Map(),
+): string[] {
   const lines: string[] = [];
   const shownNotes = new Set<number>();
   const pushNotes = (before: number) => {

@@ -7,7 +7,9 @@ import type { CliIo } from '../cli-io.js';
 import { runChatCommand, type ChatFlags } from './chat-command.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sliding-context-chat-command-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
 
 /** Runs `chat` in-process on typed lines, off a terminal; returns what it wrote. */
 async function runChat(flags: ChatFlags, typed: string | ((input: PassThrough, screen: () => string) => Promise<void>)): Promise<string> {

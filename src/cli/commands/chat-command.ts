@@ -75,7 +75,7 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
 
 /** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
 function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll('\'', '\'\\\'\'')}'`;
 }
 
 /**
@@ -178,11 +178,11 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
       });
       if (flags.name !== undefined) await store.renameAgent(session.agentId, flags.name);
       // Ctrl-C stops a reply; at the prompt it asks before leaving (a second Ctrl-C leaves).
-      let busy = false;
-      let askingToLeave = false;
+      // Fields, not variables: the SIGINT handler changes them between the awaits below.
+      const state = { busy: false, askingToLeave: false };
       lines.on('SIGINT', () => {
         if (session.interrupt()) return;
-        if (busy || askingToLeave) {
+        if (state.busy || state.askingToLeave) {
           lines.close();
           return;
         }
@@ -192,7 +192,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
           lines.write(null, { ctrl: true, name: 'u' });
           return;
         }
-        askingToLeave = true;
+        state.askingToLeave = true;
         write('\n');
         lines.setPrompt('Leave the chat? (y/N) ');
         lines.prompt();
@@ -200,14 +200,14 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
       for (;;) {
         const line = await ask('› ');
         if (line === null) break;
-        if (askingToLeave) {
-          askingToLeave = false;
+        if (state.askingToLeave) {
+          state.askingToLeave = false;
           if (line.trim().toLowerCase() === 'y') break;
           continue;
         }
-        busy = true;
+        state.busy = true;
         const goOn = await session.handle(line);
-        busy = false;
+        state.busy = false;
         if (!goOn) break;
       }
       // Hand the terminal back at once: what is typed from here on is the shell's.
