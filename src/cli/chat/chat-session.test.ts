@@ -115,4 +115,62 @@ describe('the chat session', () => {
     expect(screen.text).toContain('error: 401 Incorrect API key provided: sk-ant-[redacted]. Sent Authorization: Bearer [redacted] and x-api-key: [redacted]\n');
     expect(screen.text).not.toMatch(/Zx81QmB0aLp9|tok_4f9a8b7c6d5e|k3y-s3cr3t-value/);
   });
+
+  it('/model keeps the budget set by /budget', async () => {
+    const { session, screen } = await startChat();
+    await session.handle('/budget 5000');
+    await session.handle('/model gpt-4o-mini');
+    const headers = screen.text.split('\n').filter((line) => line.startsWith('sliding-context chat'));
+    expect(headers.at(-1)).toContain('openai/gpt-4o-mini · budget 5,000 tokens');
+    screen.text = '';
+    await session.handle('/tokens');
+    expect(screen.text).toContain('budget 5,000');
+  });
+
+  it('/retry asks again about the last message, which stays stored once', async () => {
+    script = [{ status: 500, body: { error: { message: 'overloaded' } } }, stream({ text: 'Second time lucky.' })];
+    const { session, screen, stored } = await startChat();
+    await session.handle('are you there?');
+    expect(screen.text).toContain('error: 500 overloaded\n');
+    await session.handle('/retry');
+    expect(screen.text).toContain('  Second time lucky.\n');
+    expect(await stored()).toEqual([{ role: 'user', content: 'are you there?' }, expect.objectContaining({ role: 'assistant' })]);
+    // The model was asked the same question twice, each time once.
+    const questions = server.received.map((request) => (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'user'));
+    expect(questions).toEqual([[{ role: 'user', content: 'are you there?' }], [{ role: 'user', content: 'are you there?' }]]);
+    screen.text = '';
+    await session.handle('/retry');
+    expect(screen.text).toBe('error: nothing to retry: the last message has its answer; type a new one\n');
+  });
+
+  it('keeps a reply cut short by Ctrl-C or a broken stream, marked as interrupted', async () => {
+    // The role and the first half of "Once upon a time", then nothing more.
+    const firstHalf = openAiChatStream({ text: 'Once upon a time' }).split('\n\n').slice(0, 2).map((event) => `${event}\n\n`).join('');
+    script = [{ status: 200, sse: firstHalf, hold: true }, { status: 200, sse: `${firstHalf}data: {broken\n\n` }];
+    const { session, screen, stored } = await startChat();
+    const turn = session.handle('tell a story');
+    await expect.poll(() => screen.text).toContain('  Once upo');
+    expect(session.interrupt()).toBe(true);
+    await turn;
+    expect(screen.text).toContain('  Once upo\nerror: interrupted\n');
+    await session.handle('again, please');
+    expect(screen.text).toMatch(/ {2}Once upo\nerror: [^\n]+\n$/);
+    const interrupted = { role: 'assistant', content: [{ type: 'text', text: 'Once upo' }], providerOptions: { 'sliding-context': { interrupted: true } } };
+    expect(await stored()).toEqual([{ role: 'user', content: 'tell a story' }, interrupted, { role: 'user', content: 'again, please' }, interrupted]);
+    screen.text = '';
+    await session.redraw();
+    expect(screen.text).toContain('› tell a story\n  Once upo\n  (interrupted)\n\n› again, please\n  Once upo\n  (interrupted)\n');
+  });
+
+  it('/help and /tokens stay in the scrollback, where they were typed, across a redraw', async () => {
+    script = [stream({ text: 'Hello.' }), stream({ text: 'Bye.' })];
+    const { session, screen } = await startChat();
+    await session.handle('hi');
+    await session.handle('/help');
+    await session.handle('/tokens');
+    await session.handle('thanks');
+    screen.text = '';
+    await session.handle('/budget 50000');
+    expect(screen.text).toMatch(/› hi\n {2}Hello\.\n\n› \/help\nCommands:\n[^]*› \/tokens\n {2}system prompt +\d+\n[^]*\n\n› thanks\n {2}Bye\.\n/);
+  });
 });

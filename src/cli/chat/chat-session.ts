@@ -50,6 +50,7 @@ const HELP = `Commands:
   /compact          condense the history now, with a preview first
   /budget N         change the token budget
   /model M          switch the model (counts follow it)
+  /retry            ask the model again about your last message (after an error)
   /tokens           what the next request holds: system, tools, summary, window
   /help             this list
   /exit             leave (Ctrl-D too)`;
@@ -68,6 +69,8 @@ export class ChatSession {
   #counter!: TokenCounter;
   #drawnCutoff: string | undefined;
   #call: AbortController | undefined;
+  /** What `/help` and `/tokens` printed, by the count of visible messages before it: a redraw shows it again. */
+  #notes = new Map<number, string[]>();
   readonly #options: ChatSessionOptions;
 
   private constructor(options: ChatSessionOptions) {
@@ -87,10 +90,11 @@ export class ChatSession {
     return this.#conversation.agentId;
   }
 
-  async #open(agentId: string | undefined): Promise<void> {
+  async #open(agentId: string | undefined, budgetTokens?: number): Promise<void> {
     this.#counter = await this.#options.loadCounter(this.#model);
     this.#conversation = await openConversation({
       ...this.#options.conversation,
+      ...(budgetTokens === undefined ? {} : { budgetTokens }),
       store: this.#options.store,
       agentId,
       model: this.#model,
@@ -106,7 +110,7 @@ export class ChatSession {
     const { exchanges } = view ?? (await this.#conversation.historyView());
     terminal.clear();
     terminal.write(`sliding-context chat · agent ${this.agentId} · ${neutralizeControlCharacters(`${this.#options.conversation.provider}/${this.#model}`)} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
-    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style).join('\n')}\n`);
+    terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style, this.#notes).join('\n')}\n`);
     this.#drawnCutoff = cutoffOf(exchanges);
   }
 
@@ -143,9 +147,19 @@ export class ChatSession {
   }
 
   async #turn(text: string): Promise<void> {
-    const { terminal } = this.#options;
     // Stored before the call: a failing provider loses nothing typed.
     await this.#conversation.append([{ role: 'user', content: text }]);
+    await this.#answer();
+  }
+
+  /** The stored messages of this agent, events applied. */
+  async #storedMessages(): Promise<ModelMessage[]> {
+    return applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message).map((entry) => entry.message as ModelMessage);
+  }
+
+  /** Asks the model to answer the history as stored, and runs the tools it calls. */
+  async #answer(): Promise<void> {
+    const { terminal } = this.#options;
     let client: ChatClient;
     try {
       client = await this.#options.client();
@@ -159,18 +173,27 @@ export class ChatSession {
       const { signal } = this.#call;
       let reply;
       // Streamed as the scrollback draws it: the answer's lines indented by two spaces.
-      const shown = { started: false };
+      const shown = { started: false, text: '' };
       const show = (piece: string) => {
         terminal.write(`${shown.started ? '' : '  '}${neutralizeControlCharacters(piece).replaceAll('\n', '\n  ')}`);
         shown.started = true;
+        shown.text += piece;
       };
       try {
         reply = await this.#conversation.send((request) => client.stream(request, show, signal));
       } catch (error) {
         terminal.write(`${shown.started ? '\n' : ''}error: ${signal.aborted ? 'interrupted' : shownError(error).split('\n')[0] ?? ''}\n`);
+        // What was read of the answer is kept, marked: it was seen, and the history says it was cut.
+        if (shown.text !== '') await this.#conversation.append([interruptedReply(shown.text)]);
         return;
       } finally {
         this.#call = undefined;
+      }
+      if (signal.aborted) {
+        // The SDK may end a stream cut by an abort as if it were done: the reply is the part read.
+        terminal.write(`${shown.started ? '\n' : ''}error: interrupted\n`);
+        if (shown.text !== '') await this.#conversation.append([interruptedReply(shown.text)]);
+        return;
       }
       usage = reply.usage;
       if (shown.started) terminal.write('\n');
@@ -202,7 +225,7 @@ export class ChatSession {
       case 'quit':
         return false;
       case 'help':
-        terminal.write(`${HELP}\n`);
+        await this.#note(text, HELP);
         return true;
       case 'history':
         terminal.write(renderAgentHistory(this.agentId, await this.#conversation.historyView()));
@@ -227,6 +250,9 @@ export class ChatSession {
           return true;
         }
         await this.#conversation.rewind(label);
+        // What was printed after the messages the rewind took out goes with them.
+        const kept = (await this.#storedMessages()).length;
+        for (const at of this.#notes.keys()) if (at > kept) this.#notes.delete(at);
         await this.redraw();
         terminal.write(`rewound to "${label}"\n`);
         return true;
@@ -262,17 +288,37 @@ export class ChatSession {
           return true;
         }
         this.#model = argument;
-        await this.#open(this.agentId);
+        // The budget set by /budget is this chat's, not the model's: a switch keeps it.
+        await this.#open(this.agentId, this.#conversation.settings.budgetTokens);
         await this.redraw();
         return true;
       }
+      case 'retry': {
+        // The message is stored once: the model is asked again about the history as it stands.
+        const last = (await this.#storedMessages()).at(-1);
+        if (last?.role !== 'user') {
+          terminal.write('error: nothing to retry: the last message has its answer; type a new one\n');
+          return true;
+        }
+        this.#show(last);
+        await this.#answer();
+        return true;
+      }
       case 'tokens':
-        terminal.write(await this.#tokens());
+        await this.#note(text, (await this.#tokens()).replace(/\n$/, ''));
         return true;
       default:
         terminal.write(`error: no command /${name ?? ''}; /help lists them\n`);
         return true;
     }
+  }
+
+  /** Writes a command's output and keeps it, with the command, where it was in the history. */
+  async #note(command: string, output: string): Promise<void> {
+    this.#options.terminal.write(`${output}\n`);
+    const at = (await this.#storedMessages()).length;
+    const lines = [...(this.#notes.get(at) ?? []), ...messageLines({ role: 'user', content: command }, this.#options.terminal.style), ...output.split('\n'), ''];
+    this.#notes.set(at, lines);
   }
 
   /** `/tokens`: what the next request holds, part by part. */
@@ -307,6 +353,11 @@ function cutoffOf(exchanges: readonly ExchangeHistory[]): string {
 /** An error as the chat shows it: keys and tokens a provider echoed taken out, control characters shown. */
 function shownError(error: unknown): string {
   return neutralizeControlCharacters(redactSecrets(error instanceof Error ? error.message : String(error)));
+}
+
+/** The part of an answer that came before the stream stopped, marked as interrupted. */
+function interruptedReply(text: string): ModelMessage {
+  return { role: 'assistant', content: [{ type: 'text', text }], providerOptions: { 'sliding-context': { interrupted: true } } };
 }
 
 /** The answer to a tool call whose arguments were not a JSON object: what was wrong, and what to do. */

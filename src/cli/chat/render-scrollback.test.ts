@@ -48,4 +48,22 @@ describe('the chat scrollback', () => {
     const colored = renderScrollback(messages, [exchange(0, true), exchange(1, true)], { width: 30, color: true });
     expect(colored).toContain('\u001b[1m› first question\u001b[22m');
   });
+
+  it('wraps long lines to the width, each piece keeping the indent of its line', () => {
+    const long: ModelMessage[] = [
+      { role: 'user', content: 'please explain the order of the checks in the file' },
+      { role: 'assistant', content: 'The checks run in the order they are declared.\n    const first = checkTheOrderOfEverything(items)' },
+    ];
+    const lines = renderScrollback(long, [exchange(0, true)], { width: 30, color: false });
+    expect(lines.slice(3, 10)).toEqual([
+      '› please explain the order of',
+      '  the checks in the file',
+      '  The checks run in the order',
+      '  they are declared.',
+      '      const first =',
+      '      checkTheOrderOfEverythin',
+      '      g(items)',
+    ]);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(30);
+  });
 });

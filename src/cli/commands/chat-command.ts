@@ -28,6 +28,20 @@ export interface ChatFlags extends StoreCommandFlags {
 const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
+const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
+/** What the SDKs say when no answer came: refused, unresolved, timed out. */
+const CONNECTION_FAILURE = /^(Connection error|Request timed out|fetch failed)/i;
+
+/** A URL as an error shows it: without a user, password, query or fragment, where a key could ride. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'the configured base URL';
+  }
+}
+
 /** The provider's streaming chat client; a missing key is a one-line error at the first call. */
 function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: CliIo): () => Promise<ChatClient> {
   let made: ChatClient | undefined;
@@ -40,9 +54,42 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
       throw new Error(`${(error as Error).message} Your message is stored; send it again once the key is set.`, { cause: error });
     }
     const chat = await import('../../providers/chat/chat-client.js');
-    made = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const client = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const url = shownUrl(flags.baseUrl ?? (sdk.provider === 'google' ? GOOGLE_BASE_URL : sdk.client.baseURL));
+    made = {
+      async stream(request, onText, signal) {
+        try {
+          return await client.stream(request, onText, signal);
+        } catch (error) {
+          // The SDKs say only "Connection error.": which server was tried is what a user fixes.
+          if (error instanceof Error && CONNECTION_FAILURE.test(error.message)) {
+            throw new Error(`${error.message.replace(/\.$/, '')} reaching ${url}: check --base-url and that the server is up.`, { cause: error });
+          }
+          throw error;
+        }
+      },
+    };
     return made;
   };
+}
+
+/** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll('\'', '\'\\\'\'')}'`;
+}
+
+/**
+ * The command that resumes this chat as printed: the agent, and the store, server, provider and
+ * model it was opened with when they are not the defaults. A database URL is left out (it may hold
+ * a password); it is read from `DATABASE_URL` again.
+ */
+function resumeCommand(agentId: string, flags: ChatFlags): string {
+  const words = ['sliding-context', 'chat', '--agent', agentId];
+  if (flags.dataDir !== undefined) words.push('--data-dir', flags.dataDir);
+  if (flags.provider !== undefined && flags.provider !== 'openai') words.push('--provider', flags.provider);
+  if (flags.model !== undefined) words.push('--model', flags.model);
+  if (flags.baseUrl !== undefined) words.push('--base-url', flags.baseUrl);
+  return words.map(shellWord).join(' ');
 }
 
 /** The agent this directory chatted with last, if any. */
@@ -130,16 +177,42 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
         },
       });
       if (flags.name !== undefined) await store.renameAgent(session.agentId, flags.name);
+      // Ctrl-C stops a reply; at the prompt it asks before leaving (a second Ctrl-C leaves).
+      // Fields, not variables: the SIGINT handler changes them between the awaits below.
+      const state = { busy: false, askingToLeave: false };
       lines.on('SIGINT', () => {
-        if (!session.interrupt()) lines.close();
+        if (session.interrupt()) return;
+        if (state.busy || state.askingToLeave) {
+          lines.close();
+          return;
+        }
+        if (lines.line !== '') {
+          // A line half typed is dropped, as a shell does.
+          lines.write(null, { ctrl: true, name: 'e' });
+          lines.write(null, { ctrl: true, name: 'u' });
+          return;
+        }
+        state.askingToLeave = true;
+        write('\n');
+        lines.setPrompt('Leave the chat? (y/N) ');
+        lines.prompt();
       });
       for (;;) {
         const line = await ask('› ');
-        if (line === null || !(await session.handle(line))) break;
+        if (line === null) break;
+        if (state.askingToLeave) {
+          state.askingToLeave = false;
+          if (line.trim().toLowerCase() === 'y') break;
+          continue;
+        }
+        state.busy = true;
+        const goOn = await session.handle(line);
+        state.busy = false;
+        if (!goOn) break;
       }
       // Hand the terminal back at once: what is typed from here on is the shell's.
       lines.close();
-      write(`\nbye: resume with \`sliding-context chat --agent ${session.agentId}\` (or just \`sliding-context chat\` here)\n`);
+      write(`\nbye: resume with \`${resumeCommand(session.agentId, flags)}\`\n`);
       // Saved for `history`, which then starts without the database.
       await saveHistoryOutlineAfterWrite(store, session.agentId);
     });
