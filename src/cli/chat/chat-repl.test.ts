@@ -97,7 +97,11 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     await waitFor(/bye: resume with/);
     // On its way out the chat saves the history outline beside the directory, for `history`.
     for (const until = Date.now() + 30_000; !existsSync(join(work, 'store.views')) && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(readdirSync(join(work, 'store.views'))).toEqual([expect.stringMatching(/^history-outline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/)]);
+    // The outline and the timeline: `history` then starts without the database.
+    expect(readdirSync(join(work, 'store.views')).sort()).toEqual([
+      expect.stringMatching(/^history-outline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
+      expect.stringMatching(/^history-timeline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
+    ]);
     tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${chatCommand}`, 'Enter');
     await waitFor(/^›\s*$/m);
     const after = screen().split('\n').filter((line) => !line.startsWith('›') && !line.startsWith('rewound'));
