@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,15 +61,15 @@ describe('commands that read, or need an agent that exists, on a folder that hol
     const empty = join(parent, 'empty');
     mkdirSync(empty);
     const agentId = '00000000-0000-4000-8000-000000000000';
-    const example = join(root, 'examples/coding-agent-session.json');
+    const example = readFileSync(join(root, 'examples/coding-agent-session.json'), 'utf8');
     const commands = [
       ['agents'], ['history', agentId], ['window', '--agent', agentId], ['marks', agentId], ['export', agentId],
       ['mark', agentId, 'label'], ['rewind', agentId, 'label'], ['clear', agentId], ['fork', agentId], ['compact', agentId, '--yes'],
-      ['import', example, '--agent', agentId], ['mark', 'not-an-id', 'label'],
+      ['import', '-', '--agent', agentId], ['mark', 'not-an-id', 'label'],
     ];
     for (const dataDir of [missing, empty]) {
       for (const args of commands) {
-        await expect(runCli([...args, '--data-dir', dataDir]), args.join(' ')).rejects.toMatchObject({ code: 'NO_STORE', message: expect.stringContaining(dataDir) });
+        await expect(runCli([...args, '--data-dir', dataDir], { stdin: example }), args.join(' ')).rejects.toMatchObject({ code: 'NO_STORE', message: expect.stringContaining(dataDir) });
       }
     }
     expect(readdirSync(parent)).toEqual(['empty']);
