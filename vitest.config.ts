@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // Opening a PGlite store in a hook can take more than the default 10 s on a loaded 2-core machine.
     hookTimeout: 60_000,
+    // Both cores: many tests wait on PGlite, child processes and loopback servers (about 10 min instead of 15).
+    maxWorkers: 2,
   },
 });

@@ -96,7 +96,9 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     type('/exit');
     await waitFor(/bye: resume with/);
     // On its way out the chat saves the history outline beside the directory, for `history`.
-    for (const until = Date.now() + 30_000; !existsSync(join(work, 'store.views')) && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 100));
+    // The outline is saved first, then the timeline: wait for both.
+    const savedViews = () => (existsSync(join(work, 'store.views')) ? readdirSync(join(work, 'store.views')).length : 0);
+    for (const until = Date.now() + 30_000; savedViews() < 2 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 100));
     // The outline and the timeline: `history` then starts without the database.
     expect(readdirSync(join(work, 'store.views')).sort()).toEqual([
       expect.stringMatching(/^history-outline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
