@@ -58,17 +58,23 @@ describe.each(cases)('$name: import, then window --agent --body', ({ format, opt
   it('is the body window <file> --body gives, under a budget that keeps everything and one that evicts', { timeout: 240_000 }, async () => {
     let evicting = 0;
     await fc.assert(
-      fc.asyncProperty(conversationArbitrary({ maxExchanges: 5 }), fc.constantFrom('1000000', '600'), async (conversation, budget) => {
+      fc.asyncProperty(conversationArbitrary({ maxExchanges: 5 }), async (conversation) => {
         const content = { system: conversation.system, tools: conversation.tools, messages: withoutEvents(conversation.messages) };
         const body = buildRequest(format, { model: models[format], ...content, options: bodyOptions });
         const text = JSON.stringify(body);
-        const fromFile = JSON.parse((await runCli(['window', '-', '--body', '--format', format, '--budget', budget], { stdin: text })).stdout) as unknown;
         const agentId = await importConversation(store, parseConversationInput(text, 'stdin', format), {}, io);
-        const { request, plan } = await planAgentWindow(store, agentId, { budget }, io);
-        expect(JSON.parse(JSON.stringify(request))).toEqual(fromFile);
-        if (plan.evictedExchanges > 0) evicting++;
+        const whole = await planAgentWindow(store, agentId, { budget: '1000000' }, io);
+        // One token under the whole request: every history of two exchanges or more must evict.
+        const budgets = ['1000000', String(whole.plan.totalTokens - 1)];
+        for (const budget of budgets) {
+          const fromFile = JSON.parse((await runCli(['window', '-', '--body', '--format', format, '--budget', budget], { stdin: text })).stdout) as unknown;
+          const { request, plan } = await planAgentWindow(store, agentId, { budget }, io);
+          expect(JSON.parse(JSON.stringify(request))).toEqual(fromFile);
+          if (budget !== '1000000' && plan.exchanges.length > 1) expect(plan.evictedExchanges).toBeGreaterThan(0);
+          if (plan.evictedExchanges > 0) evicting++;
+        }
       }),
-      { numRuns: 12 },
+      { numRuns: 8 },
     );
     // The evicting budget did evict in some of the runs.
     expect(evicting).toBeGreaterThan(0);
