@@ -11,7 +11,8 @@ import {
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { buildAbortedResultMessage, groupByCallMessage, insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
+import { abortedGroups, type ExchangeRecord, sortedGroupCounts, tokensOf } from './exchange-record.js';
+import { buildAbortedResultMessage, insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { chooseCut } from './window-cut.js';
@@ -41,28 +42,6 @@ export interface PruneResult {
   readonly totalTokens: number;
   readonly overBudget: boolean;
   readonly overByTokens: number;
-}
-
-interface ExchangeRecord {
-  readonly firstMessage: number;
-  lastMessage: number;
-  messageTokens: number;
-  /** The exchange's calls and results; its unanswered calls in call order. */
-  readonly pairing: ToolPairing<UnansweredCall>;
-  /** Synthetic result message count for each message with unanswered calls. */
-  readonly groupCounts: Map<number, TokenCount>;
-  syntheticTokens: number;
-}
-
-const tokensOf = (exchange: ExchangeRecord) => exchange.messageTokens + exchange.syntheticTokens;
-
-/** The synthetic result counts of an exchange, by the message whose calls they answer, in order. */
-const sortedGroupCounts = (exchange: ExchangeRecord) => [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);
-
-/** The unanswered calls of each entry of {@link sortedGroupCounts}. */
-function abortedGroups(exchange: ExchangeRecord, entries: readonly (readonly [number, TokenCount])[]): (readonly UnansweredCall[])[] {
-  const byCallMessage = groupByCallMessage(exchange.pairing.unanswered().map(([, call]) => call));
-  return entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []);
 }
 
 /**
