@@ -47,12 +47,15 @@ const turn = (i: number): Message[] => [
   { role: 'assistant', content: `src/${i}.ts looks right.` },
 ];
 
-/** A conversation of eight turns, condensed by the LLM summarizer on the loopback server. */
-async function conversationWith(provider: 'openai' | 'anthropic', extra: Partial<Parameters<typeof llmSummarizer>[0]> = {}) {
+/**
+ * A conversation of eight turns, condensed by the LLM summarizer on the loopback server. The
+ * summarizer's timeout is long enough for a loaded machine, except where a timeout is the point.
+ */
+async function conversationWith(provider: 'openai' | 'anthropic', extra: Partial<Parameters<typeof llmSummarizer>[0]> = {}, timeoutMs = 10_000) {
   const summarizer = llmSummarizer({ client: clients[provider], model: models[provider], ...extra });
   const conversation = await openConversation({
     store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 100_000,
-    condense: { summarizer, timeoutMs: 300, maxPassesPerTurn: 10 },
+    condense: { summarizer, timeoutMs, maxPassesPerTurn: 10 },
   });
   const events: ConversationEvent[] = [];
   conversation.on((event) => events.push(event));
@@ -115,16 +118,17 @@ describe.each(['openai', 'anthropic'] as const)('the LLM summarizer through the 
     expect(requestText(server.received.at(-1))).toContain('Merge these partial summaries');
   });
 
+  // The timeout case answers after 3 s against a 300 ms timeout.
   const failures: [string, () => Answer, string][] = [
     ['a 500 error', () => errorFixture('openai-server-error'), 'error'],
-    ['a timeout', () => ({ ...summaryFixture(`${provider}-summary`), delayMs: 1_000 }), 'timeout'],
+    ['a timeout', () => ({ ...summaryFixture(`${provider}-summary`), delayMs: 3_000 }), 'timeout'],
     ['a truncated summary', () => summaryFixture(provider === 'openai' ? 'openai-summary-length' : 'anthropic-summary-max-tokens'), 'truncated'],
     ['a summary longer than its input', () => summaryFixture(`${provider}-summary-longer-than-input`), 'not-smaller'],
     ['a 400 "prompt is too long"', () => errorFixture(provider === 'openai' ? 'openai-context-length-exceeded' : 'anthropic-prompt-too-long'), 'error'],
   ];
 
   it.each(failures)('on %s: history intact, falls back to eviction, and says why', async (_, answer, reason) => {
-    const { conversation, events, store } = await conversationWith(provider);
+    const { conversation, events, store } = await conversationWith(provider, {}, reason === 'timeout' ? 300 : 10_000);
     const before = (await conversation.request()).request;
     answers.push(answer());
     const result = await conversation.compact();

@@ -1,0 +1,135 @@
+import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
+import { type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import type { SummaryCost } from '../condense/summarizer.js';
+import type { SummaryFailure } from '../condense/summary-failure.js';
+import type { MessagePosition } from '../store/history-store.js';
+import { countTargetKey, type TokenCounter } from '../tokens/token-counter.js';
+import type { WindowPolicy } from '../window/window-policy.js';
+import type { PruneResult, WindowState } from '../window/window-state.js';
+import { checkedSummary, exchangesToCondense } from './condense-pass.js';
+import type { ConversationEvent } from './conversation-events.js';
+import type { CompactResult, CondenseOptions } from './conversation-options.js';
+
+/** What a condensing pass reads from, and records through, its conversation. */
+export interface CondenseHost {
+  /** The window state now (recording a summary loads a new one). */
+  state(): WindowState;
+  /** The summary in force, if any. */
+  summary(): StoredSummary | undefined;
+  /** Where the message at an index of the state is stored. */
+  positionOf(messageIndex: number): MessagePosition | undefined;
+  /** Records a summary over the stored range and loads the window again. */
+  recordSummary(first: MessagePosition, last: MessagePosition, data: Record<string, unknown>): Promise<void>;
+  emit(event: ConversationEvent): void;
+}
+
+/** The settings a {@link Condenser} works with. */
+export interface CondenserOptions {
+  /** Without it, nothing is condensed and each pass says `no-summarizer`. */
+  readonly condense: CondenseOptions | undefined;
+  readonly policy: WindowPolicy;
+  readonly counter: TokenCounter;
+  readonly target: { readonly provider: string; readonly model: string };
+  /** The configured budget, read at each pass (it can change). */
+  readonly budgetTokens: () => number;
+}
+
+/**
+ * A conversation's condensing: when a pass is due, which exchanges it folds in, the summarizer
+ * call with its checks, and the summary recorded over the history (never in place of it).
+ */
+export class Condenser {
+  readonly #options: CondenserOptions;
+  /** Summaries tried since the last turn ended. */
+  #passesThisTurn = 0;
+
+  constructor(options: CondenserOptions) {
+    this.#options = options;
+  }
+
+  /** A turn ended: the cap on passes per turn starts again. */
+  endTurn(): void {
+    this.#passesThisTurn = 0;
+  }
+
+  /**
+   * Condenses when the prune just evicted (each evicted exchange is queued for the summary) or
+   * the request has reached the threshold; otherwise does nothing, not even plan. True when a
+   * summary replaced exchanges (and the window was reloaded).
+   */
+  async condenseIfDue(pruned: PruneResult, host: CondenseHost): Promise<boolean> {
+    if (!this.#options.condense) return false;
+    if (pruned.evicted.length === 0 && !this.#thresholdReached(host.state().totalTokens)) return false;
+    return (await this.run('due', false, host))?.fallback === null;
+  }
+
+  /** The window the condense threshold is a percentage of: the configured one, else the budget. */
+  get #contextWindow(): number {
+    return this.#options.condense?.contextWindowTokens ?? this.#options.budgetTokens();
+  }
+
+  #thresholdReached(tokens: number): boolean {
+    const window = this.#contextWindow;
+    return window > 0 && (100 * tokens) / window >= (this.#options.condense?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD);
+  }
+
+  /**
+   * One condensing pass. `due`: the exchanges the window evicted since the last summary, and,
+   * when the request has reached the threshold, the oldest in the window until it is down to the
+   * target share. `all`: everything but the pinned exchange and the latest. The summary replaces
+   * them only if it passes `checkSummary`; otherwise they stay plainly evicted (or in the
+   * window) and `summary-failed` says why. The history is never touched.
+   */
+  async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost): Promise<CompactResult | undefined> {
+    const { condense: options, counter, target } = this.#options;
+    const plan = host.state().plan();
+    const tokensBefore = plan.totalTokens;
+    const contextWindow = this.#contextWindow;
+    const chosen = exchangesToCondense(plan, {
+      select,
+      policy: this.#options.policy,
+      thresholdReached: select === 'due' && this.#thresholdReached(tokensBefore),
+      targetTokens: (options?.targetShare ?? 0.5) * contextWindow,
+    });
+    if (chosen.length === 0) return undefined;
+    const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
+      host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail };
+    };
+    if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
+    if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
+    if (!dryRun) this.#passesThisTurn++;
+
+    const countTokens = (text: string) => counter.countMessage({ ...target, message: summaryMessage(text) }).tokens;
+    const previous = host.summary();
+    const previousTokens = previous ? countTokens(previous.data.text) : 0;
+    const budget = this.#options.budgetTokens();
+    const made = await checkedSummary(options.summarizer, {
+      exchanges: chosen.map((exchange) => host.state().exchangeMessages(exchange.index)),
+      previousSummary: previous?.data.text,
+      maxTokens: Math.max(1, Math.floor((options.maxSummaryShare ?? 0.1) * (budget || contextWindow || 100_000))),
+      countTokens,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      replacedTokens: previousTokens + chosen.reduce((sum, exchange) => sum + exchange.tokens, 0),
+    });
+    if ('failure' in made) return fail(made.failure, made.cost);
+    const { result, summaryTokens } = made;
+
+    const coveredExchanges = (previous?.data.coveredExchanges ?? 0) + chosen.length;
+    const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
+    const tokensAfter = tokensBefore - leaving - previousTokens + summaryTokens;
+    if (!dryRun) {
+      const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
+      const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
+      if (first && last) {
+        const { name: summarizer } = options.summarizer;
+        // With the summary's own count, so that the history view plans it without a tokenizer.
+        const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
+        await host.recordSummary(first, last, { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count });
+        host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
+      }
+    }
+    const after = dryRun ? tokensAfter : host.state().totalTokens;
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null };
+  }
+}

@@ -1,0 +1,86 @@
+import type { Summarizer } from '../condense/summarizer.js';
+import type { SummaryFailureReason } from '../condense/summary-failure.js';
+import type { ToolDefinition } from '../message/message.js';
+import type { WireFormat } from '../providers/wire-format.js';
+import type { HistoryStore } from '../store/history-store.js';
+import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
+import type { ModelBudgetOverrides } from '../window/model-budget.js';
+import type { WindowPlan } from '../window/window-plan.js';
+import type { WindowPolicy } from '../window/window-policy.js';
+
+/** Options of {@link openConversation}. */
+export interface OpenConversationOptions {
+  readonly store: HistoryStore;
+  /** Resume this agent; a new one is created when absent. */
+  readonly agentId?: string | undefined;
+  readonly provider: string;
+  readonly model: string;
+  /** A counter for the model, e.g. from `loadTokenCounter`. */
+  readonly counter: TokenCounter;
+  /** Default: what the agent was created with, else 100,000. 0 disables windowing. */
+  readonly budgetTokens?: number | undefined;
+  /**
+   * Without `budgetTokens`, derive the budget from the model: its context window less a buffer
+   * (10%) and its reserved output, from the catalog with these overrides (seed 002). The condense
+   * threshold is then a percentage of the model's context window.
+   */
+  readonly modelBudget?: ModelBudgetOverrides | true | undefined;
+  readonly system?: string | undefined;
+  readonly tools?: readonly ToolDefinition[] | undefined;
+  readonly pinFirstExchange?: boolean | undefined;
+  /** The shape of `request()`'s body; by default the provider's own (OpenAI: Chat Completions). */
+  readonly format?: WireFormat | undefined;
+  /** Condense what the window evicts into a pinned summary; without it, eviction is plain. */
+  readonly condense?: CondenseOptions | undefined;
+  /** How the window chooses what to evict (default `budget`); see {@link WindowPolicy}. */
+  readonly policy?: WindowPolicy | undefined;
+  /** Kept with a new agent's meta (e.g. the working directory of a chat). */
+  readonly meta?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** Options of {@link Conversation.send}. */
+export interface SendOptions {
+  /** Retries after the provider answers that the request is too long (default 3). */
+  readonly maxRetries?: number | undefined;
+}
+
+/** How a conversation condenses; see {@link Conversation.compact}. */
+export interface CondenseOptions {
+  readonly summarizer: Summarizer;
+  /** Condense when the request reaches this percentage of the context window (default 75). */
+  readonly thresholdPercent?: number | undefined;
+  /** The window the percentage is of; default: the budget. */
+  readonly contextWindowTokens?: number | undefined;
+  /** When the threshold fires, condense until the window holds at most this share of the budget (default 0.5). */
+  readonly targetShare?: number | undefined;
+  /** The most of the budget the summary may take (default 0.1). */
+  readonly maxSummaryShare?: number | undefined;
+  /** Milliseconds before a summary is abandoned (default 60,000). */
+  readonly timeoutMs?: number | undefined;
+  /** Summaries tried within one turn before condensing stops (default 2). */
+  readonly maxPassesPerTurn?: number | undefined;
+}
+
+/** What a condensing pass did: `compact --json` prints it. */
+export interface CompactResult {
+  /** The summary made (shown before anything is replaced), or null when none was. */
+  readonly summary: string | null;
+  readonly coveredExchanges: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Null when the summary was used, else why the window fell back to eviction. */
+  readonly fallback: SummaryFailureReason | null;
+  /** What went wrong, in one sentence, when a fallback was taken. */
+  readonly fallbackDetail: string | null;
+}
+
+/** The report `request()` gives with the body. */
+export type ConversationReport = WindowPlan & {
+  /** The request's count corrected by the provider's reported usage (see `UsageCalibration`). */
+  readonly calibrated: TokenCount;
+  /**
+   * True when only the newest part of a long history was loaded: `exchanges` (and their
+   * indices, and `evictedExchanges`) then cover the loaded exchanges; `history()` lists all.
+   */
+  readonly partial: boolean;
+};

@@ -1,0 +1,73 @@
+import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { startsExchange } from '../exchange/detect-exchanges.js';
+import type { ModelMessage } from '../message/message.js';
+import type { HistoryStore, MessagePosition, StoredMessage } from '../store/history-store.js';
+import { storedCountCounter } from '../tokens/stored-count-counter.js';
+import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
+import type { WindowState } from '../window/window-state.js';
+
+/** What a conversation needs to load its window. */
+export interface LoadWindowInput {
+  readonly store: HistoryStore;
+  readonly agentId: string;
+  readonly budgetTokens: number;
+  /** Read the whole visible history (no budget, or a policy that chooses over every exchange). */
+  readonly readsWholeHistory: boolean;
+  readonly pinFirstExchange: boolean;
+  readonly target: { readonly provider: string; readonly model: string };
+  /** Counts what the store holds no count of for the target. */
+  readonly counter: TokenCounter;
+  /** A fresh window state that counts with the given counter. */
+  readonly newState: (counter: TokenCounter) => WindowState;
+}
+
+/** A loaded window and where its messages are stored. */
+export interface LoadedWindow {
+  readonly state: WindowState;
+  readonly summary: StoredSummary | undefined;
+  /** Where each message of the state is stored; undefined for the summary. */
+  readonly positions: (MessagePosition | undefined)[];
+  readonly marks: (string | undefined)[];
+  readonly lastSeq: number;
+  /** True when only the newest part of the history was read. */
+  readonly partial: boolean;
+}
+
+/**
+ * Loads the window from the store: the newest exchanges whose stored counts reach the budget,
+ * and more if none of them turns out to be evicted, so that the cutoff is the one the whole
+ * history gives. The summary in force goes after the leading system messages.
+ */
+export async function loadWindow(input: LoadWindowInput): Promise<LoadedWindow> {
+  const key = countTargetKey(input.target);
+  let summary = await activeSummary(input.store, input.agentId);
+  for (let minTokens = input.readsWholeHistory ? Number.POSITIVE_INFINITY : input.budgetTokens + 1; ; minTokens *= 2) {
+    const read = await input.store.windowTail(input.agentId, { minTokens, withFirstExchange: input.pinFirstExchange, after: summary?.last });
+    if (summary && !read.tail.some((entry) => startsExchange(entry.message))) {
+      // A summary never stands for the latest exchange (a rewind can leave it covering that):
+      // then it is set aside until an exchange follows it.
+      summary = undefined;
+      minTokens /= 2;
+      continue;
+    }
+    // The summary goes after the leading system messages, before any pinned first exchange.
+    const leading = read.head.findIndex((entry) => entry.message.role !== 'system');
+    const split = leading === -1 ? read.head.length : leading;
+    const loaded: (StoredMessage | undefined)[] = [...read.head.slice(0, split), ...(summary ? [undefined] : []), ...read.head.slice(split), ...read.tail];
+    const messages = loaded.map((entry) => entry?.message ?? summaryMessage(summary?.data.text ?? ''));
+    const known = new Map<ModelMessage, TokenCount>();
+    for (const entry of loaded) if (entry?.count?.target === key) known.set(entry.message as ModelMessage, entry.count);
+    const state = input.newState(storedCountCounter({ messages: known, fallback: input.counter }));
+    state.append(messages);
+    if (read.complete || state.prune().evicted.length > 0) {
+      return {
+        state,
+        summary,
+        positions: loaded.map((entry) => entry && { agentId: entry.agentId, seq: entry.seq }),
+        marks: [...read.marks],
+        lastSeq: read.lastSeq,
+        partial: !read.complete,
+      };
+    }
+  }
+}

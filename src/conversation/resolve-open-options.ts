@@ -1,0 +1,29 @@
+import { resolveModel } from '../tokens/model-catalog.js';
+import { modelBudget } from '../window/model-budget.js';
+import { validateWindowPolicy } from '../window/window-policy.js';
+import { agentSettings, newAgentMeta } from './agent-settings.js';
+import type { OpenConversationOptions } from './conversation-options.js';
+
+/**
+ * The options a conversation runs with: a budget derived from the model when asked (the condense
+ * threshold then a share of the model's window), the policy checked. Throws before anything is
+ * stored, so a refused open creates no agent.
+ */
+export function resolveOpenOptions(given: OpenConversationOptions): OpenConversationOptions {
+  const derived = given.modelBudget && given.budgetTokens === undefined
+    ? modelBudget(resolveModel(given.provider, given.model), given.modelBudget === true ? {} : given.modelBudget)
+    : undefined;
+  const condense = given.condense && derived ? { contextWindowTokens: derived.contextWindowTokens, ...given.condense } : given.condense;
+  const policy = given.policy === undefined ? undefined : validateWindowPolicy(given.policy, 'policy');
+  return { ...given, policy, ...(derived ? { budgetTokens: derived.allowedTokens, condense } : {}) };
+}
+
+/** The agent to open: the one named, else a new one made with these options (checked first). */
+export async function agentToOpen(options: OpenConversationOptions): Promise<string> {
+  if (options.agentId !== undefined) return options.agentId;
+  const target = { provider: options.provider, model: options.model };
+  const preamble = options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
+  const meta = { ...options.meta, ...newAgentMeta(target, options, preamble) };
+  agentSettings(meta, options);
+  return options.store.createAgent(meta);
+}
