@@ -5,7 +5,7 @@ import { hashText } from '../tokens/_hash-text.js';
 import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { buildAnthropicRequest } from './anthropic/build-anthropic-request.js';
 import { buildGoogleRequest } from './google/build-google-request.js';
-import { buildOpenAiResponsesRequest } from './openai-responses/build-openai-responses-request.js';
+import { buildOpenAiResponsesRequest } from './openai/responses/build-openai-responses-request.js';
 
 /** When to ask the provider: never (the default), always, or only near the budget. */
 export type PreflightPolicy = 'never' | 'always' | 'near-limit';

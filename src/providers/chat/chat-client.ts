@@ -4,7 +4,7 @@ import type OpenAI from 'openai';
 import type { ModelMessage } from '../../message/message.js';
 import { convertFromAnthropic } from '../anthropic/convert-from-anthropic.js';
 import { convertFromGoogle } from '../google/convert-from-google.js';
-import { convertFromOpenAiChat } from '../openai-chat/convert-from-openai-chat.js';
+import { convertFromOpenAiChat } from '../openai/chat/convert-from-openai-chat.js';
 
 /** A model's reply to one request: the assistant message (text and tool calls) and the usage reported. */
 export interface ChatReply {
