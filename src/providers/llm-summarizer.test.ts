@@ -8,13 +8,13 @@ import type { Message } from '../message/message.js';
 import { HistoryStore } from '../store/history-store.js';
 import { type ReceivedRequest, startLoopbackServer } from '../testing/loopback-server.js';
 import { loadTokenCounter } from '../tokens/load-token-counter.js';
-import { isSummaryMessage } from './stored-summary.js';
-import { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type SummaryClient } from './llm-summarizer.js';
+import { isSummaryMessage } from '../condense/stored-summary.js';
+import { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type SummaryClient } from '../condense/llm-summarizer.js';
 
 type Answer = { status: number; body: unknown; delayMs?: number };
 const fixture = (path: string): Answer => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Answer;
-const summaryFixture = (name: string) => fixture(`./__fixtures__/${name}.json`);
-const errorFixture = (name: string) => fixture(`../providers/__fixtures__/errors/${name}.json`);
+const summaryFixture = (name: string) => fixture(`./__fixtures__/summaries/${name}.json`);
+const errorFixture = (name: string) => fixture(`./__fixtures__/errors/${name}.json`);
 
 let answers: Answer[] = [];
 const server = await startLoopbackServer(async () => {

@@ -3,11 +3,11 @@ import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inputTokensFromUsage } from '../../tokens/provider-usage.js';
-import { type LoopbackAnswer, startLoopbackServer } from '../../testing/loopback-server.js';
+import { inputTokensFromUsage } from '../tokens/provider-usage.js';
+import { type LoopbackAnswer, startLoopbackServer } from '../testing/loopback-server.js';
 import { anthropicClient, googleClient, openAiChatClient } from './chat-client.js';
 
-const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`./__fixtures__/${name}.sse`, import.meta.url), 'utf8') });
+const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`./__fixtures__/streams/${name}.sse`, import.meta.url), 'utf8') });
 let answer: LoopbackAnswer = recorded('openai-stream-text');
 const server = await startLoopbackServer(() => answer);
 afterAll(() => server.close());

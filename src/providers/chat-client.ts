@@ -1,10 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GenerateContentParameters, GoogleGenAI } from '@google/genai';
 import type OpenAI from 'openai';
-import type { ModelMessage } from '../../message/message.js';
-import { convertFromAnthropic } from '../anthropic/convert-from-anthropic.js';
-import { convertFromGoogle } from '../google/convert-from-google.js';
-import { convertFromOpenAiChat } from '../openai/chat/convert-from-openai-chat.js';
+import type { ModelMessage } from '../message/message.js';
+import { convertFromAnthropic } from './anthropic/convert-from-anthropic.js';
+import { convertFromGoogle } from './google/convert-from-google.js';
+import { convertFromOpenAiChat } from './openai/chat/convert-from-openai-chat.js';
 
 /** A model's reply to one request: the assistant message (text and tool calls) and the usage reported. */
 export interface ChatReply {
