@@ -106,5 +106,5 @@ export {
 } from './window/window-policy.js';
 export { type ClearedToolOutput, clearedOutputText, clearToolOutputs, type ClearToolOutputsInput } from './window/clear-tool-outputs.js';
 export { type CompressibleRun, findCompressibleRun, sequenceThresholdFires } from './window/sequence-policy.js';
-export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './condense/llm-summarizer.js';
+export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './providers/llm-summarizer.js';
 export { type ContextOverflow, contextOverflowOf } from './providers/context-overflow.js';

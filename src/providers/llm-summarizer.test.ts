@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +10,8 @@ import { HistoryStore } from '../store/history-store.js';
 import { type ReceivedRequest, startLoopbackServer } from '../testing/loopback-server.js';
 import { loadTokenCounter } from '../tokens/load-token-counter.js';
 import { isSummaryMessage } from '../condense/stored-summary.js';
-import { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type SummaryClient } from '../condense/llm-summarizer.js';
+import { DEFAULT_CONDENSING_PROMPT, llmSummarizer } from './llm-summarizer.js';
+import { completeFor } from './provider-table.js';
 
 type Answer = { status: number; body: unknown; delayMs?: number };
 const fixture = (path: string): Answer => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Answer;
@@ -34,10 +36,10 @@ beforeEach(() => {
 });
 
 const counter = await loadTokenCounter();
-const clients: Record<'openai' | 'anthropic', SummaryClient> = {
+const clients = {
   openai: { provider: 'openai', client: new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 0 }) },
   anthropic: { provider: 'anthropic', client: new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 }) },
-};
+} as const;
 const models = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
 
 const turn = (i: number): Message[] => [
@@ -48,8 +50,11 @@ const turn = (i: number): Message[] => [
 ];
 
 /** A conversation of eight turns, condensed by the LLM summarizer on the loopback server. */
-async function conversationWith(provider: 'openai' | 'anthropic', extra: Partial<Parameters<typeof llmSummarizer>[0]> = {}) {
-  const summarizer = llmSummarizer({ client: clients[provider], model: models[provider], ...extra });
+async function conversationWith(
+  provider: 'openai' | 'anthropic',
+  extra: { customCondensingPrompt?: string; maxInputTokens?: number } = {},
+  summarizer = llmSummarizer({ complete: completeFor(provider, clients[provider].client, models[provider]), provider, model: models[provider], ...extra }),
+) {
   const conversation = await openConversation({
     store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 100_000,
     condense: { summarizer, timeoutMs: 300, maxPassesPerTurn: 10 },
@@ -138,5 +143,30 @@ describe.each(['openai', 'anthropic'] as const)('the LLM summarizer through the 
     expect(after.report.messages.filter(isSummaryMessage)).toHaveLength(0);
     await conversation.setBudgetTokens(3_000);
     expect((await conversation.request()).report.totalTokens).toBeLessThanOrEqual(3_000);
+  });
+});
+
+describe('the LLM summarizer given an official SDK client instead of complete', () => {
+  it.each(['openai', 'anthropic'] as const)('%s: the client is asked with the summarizer\'s model, as before', async (provider) => {
+    const { conversation } = await conversationWith(provider, {}, llmSummarizer({ client: clients[provider], model: models[provider] }));
+    answers.push(summaryFixture(`${provider}-summary`));
+    const result = await conversation.compact();
+    expect(result.fallback).toBeNull();
+    expect(result.summary).toContain('integer cents');
+    expect(server.received[0]?.body).toMatchObject({ model: models[provider] });
+  });
+
+  it('google: generateContent is asked, and a summary cut off at its output cap is not used', async () => {
+    const client = new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } } });
+    const summarizer = llmSummarizer({ client: { provider: 'google', client }, model: 'gemini-2.5-flash' });
+    const { conversation } = await conversationWith('openai', {}, summarizer);
+    answers.push(summaryFixture('google-summary'));
+    const result = await conversation.compact();
+    expect(result.fallback).toBeNull();
+    expect(result.summary).toContain('integer cents');
+    expect(server.received[0]?.path).toMatch(/\/models\/gemini-2\.5-flash:generateContent$/);
+    await conversation.append(turn(8));
+    answers.push(summaryFixture('google-summary-max-tokens'));
+    expect((await conversation.compact()).fallback).toBe('truncated');
   });
 });

@@ -53,8 +53,8 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
     } catch (error) {
       throw new Error(`${(error as Error).message} Your message is stored; send it again once the key is set.`, { cause: error });
     }
-    const chat = await import('../../providers/chat-client.js');
-    const client = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const { chatClientFor } = await import('../../providers/provider-table.js');
+    const client = chatClientFor(sdk.provider, sdk.client);
     const url = shownUrl(flags.baseUrl ?? (sdk.provider === 'google' ? GOOGLE_BASE_URL : sdk.client.baseURL));
     made = {
       async stream(request, onText, signal) {
