@@ -4,8 +4,8 @@
  */
 import { applyEvents } from '../src/message/apply-events.js';
 import type { ModelMessage } from '../src/message/message.js';
-import { readTranscript } from '../src/providers/transcripts/read-transcript.js';
-import { parseJsonLines } from '../src/providers/transcripts/transcript.js';
+import { readTranscript } from '../src/sources/read-transcript.js';
+import { parseJsonLines } from '../src/sources/transcript.js';
 import { buildRequest, convertFrom, wireFormats } from '../src/providers/wire-format.js';
 import { formatMs, markdownTable, timeMedian } from './_table.js';
 

@@ -45,10 +45,10 @@ export { convertFromAnthropic } from './providers/anthropic/convert-from-anthrop
 export type { ConvertedRequest } from './providers/conversion.js';
 export { buildGoogleRequest } from './providers/google/build-google-request.js';
 export { convertFromGoogle } from './providers/google/convert-from-google.js';
-export { buildOpenAiChatRequest } from './providers/openai-chat/build-openai-chat-request.js';
-export { convertFromOpenAiChat } from './providers/openai-chat/convert-from-openai-chat.js';
-export { buildOpenAiResponsesRequest } from './providers/openai-responses/build-openai-responses-request.js';
-export { convertFromOpenAiResponses } from './providers/openai-responses/convert-from-openai-responses.js';
+export { buildOpenAiChatRequest } from './providers/openai/chat/build-openai-chat-request.js';
+export { convertFromOpenAiChat } from './providers/openai/chat/convert-from-openai-chat.js';
+export { buildOpenAiResponsesRequest } from './providers/openai/responses/build-openai-responses-request.js';
+export { convertFromOpenAiResponses } from './providers/openai/responses/convert-from-openai-responses.js';
 export { type BuildInput, buildRequest, convertFrom, detectFormat, type WireFormat, wireFormats } from './providers/wire-format.js';
 export {
   createPreflightCounter,
@@ -106,5 +106,5 @@ export {
 } from './window/window-policy.js';
 export { type ClearedToolOutput, clearedOutputText, clearToolOutputs, type ClearToolOutputsInput } from './window/clear-tool-outputs.js';
 export { type CompressibleRun, findCompressibleRun, sequenceThresholdFires } from './window/sequence-policy.js';
-export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './condense/llm-summarizer.js';
+export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './providers/llm-summarizer.js';
 export { type ContextOverflow, contextOverflowOf } from './providers/context-overflow.js';

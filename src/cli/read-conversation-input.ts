@@ -1,8 +1,8 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ToolDefinition } from '../message/message.js';
 import { parseJsonText } from '../message/parse-json-text.js';
-import { readTranscript, TRANSCRIPT_FORMATS } from '../providers/transcripts/read-transcript.js';
-import { parseJsonLines, type TranscriptFormat } from '../providers/transcripts/transcript.js';
+import { readTranscript, TRANSCRIPT_FORMATS } from '../sources/read-transcript.js';
+import { parseJsonLines, type TranscriptFormat } from '../sources/transcript.js';
 import { convertFrom, detectFormat, type WireFormat, wireFormats } from '../providers/wire-format.js';
 import type { CliIo } from './cli-io.js';
 

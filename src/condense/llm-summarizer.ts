@@ -1,25 +1,19 @@
-import type Anthropic from '@anthropic-ai/sdk';
-import type OpenAI from 'openai';
 import { redactSecrets } from '../errors/redact-secrets.js';
 import type { ModelMessage } from '../message/message.js';
 import { toJson } from '../message/to-json.js';
 import { toolOutputText } from '../message/tool-output-text.js';
 import { resolveModel } from '../tokens/model-catalog.js';
+import type { Complete } from './complete.js';
 import type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './summarizer.js';
-
-/**
- * The client a summary is asked of: the official OpenAI SDK (also for any OpenAI-compatible
- * server, through its `baseURL`: llama.cpp, vLLM, Ollama) or the official Anthropic SDK.
- */
-export type SummaryClient =
-  | { readonly provider: 'openai'; readonly client: Pick<OpenAI, 'chat'> }
-  | { readonly provider: 'anthropic'; readonly client: Pick<Anthropic, 'messages'> };
 
 /** Options of {@link llmSummarizer}. */
 export interface LlmSummarizerOptions {
-  readonly client: SummaryClient;
-  /** The summarizer's own model, which need not be the conversation's. */
+  /** Asks the summarizer's model once; each provider's folder makes one from its official SDK client. */
+  readonly complete: Complete;
+  /** The summarizer's own model, which need not be the conversation's: its context window bounds each call's input. */
   readonly model: string;
+  /** The provider the model is catalogued under (`openai`, `anthropic`, `google`); unknown: a 128,000-token window. */
+  readonly provider?: string | undefined;
   /** Instructions that replace the default ones. */
   readonly customCondensingPrompt?: string | undefined;
   /**
@@ -93,28 +87,8 @@ async function ask(options: LlmSummarizerOptions, system: string, user: string, 
 }
 
 async function askOnce(options: LlmSummarizerOptions, system: string, user: string, maxTokens: number, signal: AbortSignal | undefined): Promise<Answer> {
-  const { client } = options;
-  if (client.provider === 'openai') {
-    const completion = await client.client.chat.completions.create(
-      { model: options.model, max_completion_tokens: maxTokens, messages: [{ role: 'system', content: system }, { role: 'user', content: user }] },
-      { signal },
-    );
-    const choice = completion.choices[0];
-    return {
-      text: choice?.message.content ?? '',
-      truncated: choice?.finish_reason === 'length',
-      cost: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
-    };
-  }
-  const message = await client.client.messages.create(
-    { model: options.model, max_tokens: maxTokens, system, messages: [{ role: 'user', content: user }] },
-    { signal },
-  );
-  return {
-    text: message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
-    truncated: message.stop_reason === 'max_tokens',
-    cost: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens },
-  };
+  const { text, truncated, inputTokens, outputTokens } = await options.complete(system, user, { maxTokens, signal });
+  return { text, truncated, cost: { inputTokens, outputTokens } };
 }
 
 const addCost = (a: SummaryCost, b: SummaryCost): SummaryCost => ({
@@ -157,7 +131,7 @@ export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
   return {
     name: 'llm',
     async summarize(input: SummaryInput): Promise<SummaryResult> {
-      const model = resolveModel(options.client.provider, options.model);
+      const model = resolveModel(options.provider ?? '', options.model);
       const previous = input.previousSummary ? `Summary so far:\n${input.previousSummary}\n\n` : '';
       const limit = (options.maxInputTokens ?? model.contextWindowTokens - input.maxTokens) - input.countTokens(system + previous) - 64;
       const blocks = renderTranscript(input.exchanges);

@@ -1,4 +1,6 @@
 import { isRecord } from '../message/is-record.js';
+import type { ContextOverflowWording } from './_context-overflow-wording.js';
+import { contextOverflowWordings } from './provider-table.js';
 
 /** A provider's answer that the request was longer than the model's context. */
 export interface ContextOverflow {
@@ -10,22 +12,14 @@ export interface ContextOverflow {
   readonly message: string;
 }
 
-/** Each provider's wording, with where its count and its limit are. */
-const PATTERNS: readonly { readonly pattern: RegExp; readonly tokens?: number; readonly limit?: number }[] = [
-  // Anthropic: "prompt is too long: 208310 tokens > 200000 maximum"
-  { pattern: /prompt is too long: (\d+) tokens > (\d+) maximum/i, tokens: 1, limit: 2 },
-  // Google: "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576)."
-  { pattern: /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/i, tokens: 1, limit: 2 },
-  // OpenAI and OpenAI-compatible servers (vLLM): "maximum context length is 128000 tokens. However, your messages resulted in 130542 tokens"
-  { pattern: /maximum context length is (\d+) tokens?\.? however,? (?:your messages resulted in|you requested) (\d+) tokens/i, tokens: 2, limit: 1 },
-  // OpenAI Responses: "Your input exceeds the context window of this model."
-  { pattern: /exceeds the context window/i },
-  // llama.cpp: "the request exceeds the available context size"
-  { pattern: /exceeds the available context size/i },
-  { pattern: /prompt is too long|context length exceeded|maximum context length|too many tokens/i },
-];
+/** Wordings of no one provider, tried after every provider's own. */
+const ANY_PROVIDER: ContextOverflowWording = {
+  patterns: [{ pattern: /prompt is too long|context length exceeded|maximum context length|too many tokens/i }],
+  codes: [],
+};
 
-const OVERFLOW_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error', 'request_too_large']);
+const PATTERNS = [...contextOverflowWordings, ANY_PROVIDER].flatMap((wording) => wording.patterns);
+const OVERFLOW_CODES = new Set(contextOverflowWordings.flatMap((wording) => wording.codes));
 
 /** The texts and codes an error carries: an SDK error, its parsed body, or a raw `{ status, body }`. */
 function describe(error: unknown, depth = 0): { texts: string[]; codes: string[]; numbers: Record<string, number> } {
@@ -51,8 +45,8 @@ function describe(error: unknown, depth = 0): { texts: string[]; codes: string[]
 
 /**
  * Recognizes a provider's "request too long" error (OpenAI, Anthropic, Google, and the
- * OpenAI-compatible servers llama.cpp and vLLM), from the official SDKs' errors or a raw body,
- * with the tokens and limit it names. Undefined for any other error.
+ * OpenAI-compatible servers llama.cpp and vLLM, each worded in its provider's folder), from the
+ * official SDKs' errors or a raw body, with the tokens and limit it names. Undefined for any other error.
  */
 export function contextOverflowOf(error: unknown): ContextOverflow | undefined {
   const { texts, codes, numbers } = describe(error);

@@ -1,11 +1,9 @@
-import type { MessageCountTokensParams } from '@anthropic-ai/sdk/resources/messages';
-import type { CountTokensParameters } from '@google/genai';
-import type { InputTokenCountParams } from 'openai/resources/responses/input-tokens';
 import { hashText } from '../tokens/_hash-text.js';
 import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { buildAnthropicRequest } from './anthropic/build-anthropic-request.js';
-import { buildGoogleRequest } from './google/build-google-request.js';
-import { buildOpenAiResponsesRequest } from './openai-responses/build-openai-responses-request.js';
+import type { AnthropicCountClient } from './anthropic/anthropic-preflight-count.js';
+import type { GoogleCountClient } from './google/google-preflight-count.js';
+import type { OpenAiCountClient } from './openai/openai-preflight-count.js';
+import { isProviderName, preflightCountFor } from './provider-table.js';
 
 /** When to ask the provider: never (the default), always, or only near the budget. */
 export type PreflightPolicy = 'never' | 'always' | 'near-limit';
@@ -15,9 +13,9 @@ export type PreflightPolicy = 'never' | 'always' | 'near-limit';
  * `new OpenAI()`, `new Anthropic()`, `new GoogleGenAI({ apiKey })`.
  */
 export interface PreflightClients {
-  readonly openai?: { readonly responses: { readonly inputTokens: { count(body: InputTokenCountParams): PromiseLike<{ input_tokens: number }> } } } | undefined;
-  readonly anthropic?: { readonly messages: { countTokens(body: MessageCountTokensParams): PromiseLike<{ input_tokens: number }> } } | undefined;
-  readonly google?: { readonly models: { countTokens(params: CountTokensParameters): PromiseLike<{ totalTokens?: number | undefined }> } } | undefined;
+  readonly openai?: OpenAiCountClient | undefined;
+  readonly anthropic?: AnthropicCountClient | undefined;
+  readonly google?: GoogleCountClient | undefined;
 }
 
 /** Options of {@link createPreflightCounter}. */
@@ -29,12 +27,6 @@ export interface PreflightCounterOptions {
   readonly marginFraction?: number | undefined;
   readonly onWarning?: ((message: string) => void) | undefined;
 }
-
-/** A provider call that counts a request, and the part of the request it leaves to our estimate. */
-type RemoteCount = (
-  target: CountTarget,
-  request: CountableRequest,
-) => { body: unknown; call: () => PromiseLike<number>; estimatedPart?: TokenCount } | undefined;
 
 /**
  * Counts with the providers' own count-tokens endpoints when the policy says so, through the SDK
@@ -48,39 +40,12 @@ export function createPreflightCounter(options: PreflightCounterOptions) {
   const policy = options.policy ?? 'never';
   const margin = options.marginFraction ?? 0.1;
   const cache = new Map<string, number>();
-  const remotes: Readonly<Record<string, RemoteCount>> = {
-    openai: (target, request) => {
-      const client = options.clients.openai;
-      if (!client) return undefined;
-      const { input, instructions, tools } = buildOpenAiResponsesRequest({ ...request, model: target.model });
-      const body: InputTokenCountParams = { model: target.model, input, ...(instructions ? { instructions } : {}), ...(tools ? { tools } : {}) };
-      return { body, call: async () => (await client.responses.inputTokens.count(body)).input_tokens };
-    },
-    anthropic: (target, request) => {
-      const client = options.clients.anthropic;
-      if (!client) return undefined;
-      const { model, messages, system, tools } = buildAnthropicRequest({ ...request, model: target.model });
-      const body: MessageCountTokensParams = { model, messages, ...(system ? { system } : {}), ...(tools ? { tools } : {}) };
-      return { body, call: async () => (await client.messages.countTokens(body)).input_tokens };
-    },
-    google: (target, request) => {
-      const client = options.clients.google;
-      if (!client) return undefined;
-      // The Gemini Developer API counts `contents` only: a system instruction or tools are refused,
-      // so that part of the request keeps our estimate.
-      const { contents } = buildGoogleRequest({ ...request, model: target.model });
-      const body: CountTokensParameters = { model: target.model, contents };
-      const hasPreamble = request.system !== undefined || (request.tools?.length ?? 0) > 0;
-      return {
-        body,
-        ...(hasPreamble ? { estimatedPart: options.counter.countPreamble({ ...target, system: request.system, tools: request.tools }) } : {}),
-        call: async () => {
-          const { totalTokens } = await client.models.countTokens(body);
-          if (totalTokens === undefined) throw new Error('the response has no totalTokens');
-          return totalTokens;
-        },
-      };
-    },
+  /** The provider's count call, when the provider has one and its client was passed. */
+  const remoteFor = (target: CountTarget, request: CountableRequest) => {
+    const { provider } = target;
+    if (!isProviderName(provider)) return undefined;
+    const client = options.clients[provider];
+    return client ? preflightCountFor(provider, client, target, request, options.counter) : undefined;
   };
 
   return {
@@ -92,7 +57,7 @@ export function createPreflightCounter(options: PreflightCounterOptions) {
         policy === 'always' ||
         (policy === 'near-limit' && budget > 0 && Math.abs(estimate.tokens - budget) <= budget * margin);
       if (!ask || estimate.exact) return estimate;
-      const remote = remotes[input.provider]?.(input, input.request);
+      const remote = remoteFor(input, input.request);
       if (!remote) return estimate;
       const key = `${input.provider}|${hashText(JSON.stringify(remote.body)).toString(36)}`;
       const method = remote.estimatedPart ? `${input.provider} count-tokens API+${remote.estimatedPart.method}` : `${input.provider} count-tokens API`;

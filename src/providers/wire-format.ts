@@ -9,10 +9,10 @@ import { convertFromAnthropic } from './anthropic/convert-from-anthropic.js';
 import { type ConvertedRequest, conversionError } from './conversion.js';
 import { buildGoogleRequest } from './google/build-google-request.js';
 import { convertFromGoogle } from './google/convert-from-google.js';
-import { buildOpenAiChatRequest } from './openai-chat/build-openai-chat-request.js';
-import { convertFromOpenAiChat } from './openai-chat/convert-from-openai-chat.js';
-import { buildOpenAiResponsesRequest } from './openai-responses/build-openai-responses-request.js';
-import { convertFromOpenAiResponses } from './openai-responses/convert-from-openai-responses.js';
+import { buildOpenAiChatRequest } from './openai/chat/build-openai-chat-request.js';
+import { convertFromOpenAiChat } from './openai/chat/convert-from-openai-chat.js';
+import { buildOpenAiResponsesRequest } from './openai/responses/build-openai-responses-request.js';
+import { convertFromOpenAiResponses } from './openai/responses/convert-from-openai-responses.js';
 
 import type { WireFormat } from './wire-format-names.js';
 

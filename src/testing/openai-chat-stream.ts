@@ -6,7 +6,7 @@ export interface ScriptedReply {
 
 /**
  * The server-sent events Chat Completions streams for a reply, in the shape of the recorded
- * streams under `providers/chat/__fixtures__`: the text in two pieces, each tool call's arguments in
+ * streams under `providers/__fixtures__/streams`: the text in two pieces, each tool call's arguments in
  * two pieces, the finish reason, the usage, `[DONE]`. Arguments are sent as given, valid JSON or not.
  */
 export function openAiChatStream(reply: ScriptedReply): string {

@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url));
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 if (!hasTmux) console.warn('The chat terminal tests are skipped: tmux is not installed.');
 
-const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`../../providers/chat/__fixtures__/${name}.sse`, import.meta.url), 'utf8') });
+const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`../../providers/__fixtures__/streams/${name}.sse`, import.meta.url), 'utf8') });
 const lastUserText = (body: unknown) => {
   const messages = (body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
   return JSON.stringify(messages.at(-1)?.role === 'user' ? messages.at(-1)?.content : '');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { applyEventsTo } from '../../message/apply-events.js';
-import { openAiChatClient } from '../../providers/chat/chat-client.js';
+import { openAiChatClient } from '../../providers/openai/openai-chat-client.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { type LoopbackAnswer, startLoopbackServer } from '../../testing/loopback-server.js';
 import { openAiChatStream } from '../../testing/openai-chat-stream.js';

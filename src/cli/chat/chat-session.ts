@@ -4,7 +4,7 @@ import { type Conversation, type ExchangeHistory, openConversation, type OpenCon
 import { redactSecrets } from '../../errors/redact-secrets.js';
 import { applyEventsTo } from '../../message/apply-events.js';
 import type { ModelMessage, ToolResultPart } from '../../message/message.js';
-import type { ChatClient } from '../../providers/chat/chat-client.js';
+import type { ChatClient } from '../../providers/chat-client.js';
 import { toolCallsOf } from '../../exchange/tool-parts.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';

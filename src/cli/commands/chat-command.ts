@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
-import type { ChatClient } from '../../providers/chat/chat-client.js';
+import type { ChatClient } from '../../providers/chat-client.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { ChatSession } from '../chat/chat-session.js';
 import { chatToolDefinitions } from '../chat/chat-tools.js';
@@ -53,8 +53,8 @@ function clientFactory(provider: ProviderSdk['provider'], flags: ChatFlags, io: 
     } catch (error) {
       throw new Error(`${(error as Error).message} Your message is stored; send it again once the key is set.`, { cause: error });
     }
-    const chat = await import('../../providers/chat/chat-client.js');
-    const client = sdk.provider === 'anthropic' ? chat.anthropicClient(sdk.client) : sdk.provider === 'google' ? chat.googleClient(sdk.client) : chat.openAiChatClient(sdk.client);
+    const { chatClientFor } = await import('../../providers/provider-table.js');
+    const client = chatClientFor(sdk.provider, sdk.client);
     const url = shownUrl(flags.baseUrl ?? (sdk.provider === 'google' ? GOOGLE_BASE_URL : sdk.client.baseURL));
     made = {
       async stream(request, onText, signal) {

@@ -38,9 +38,9 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
     throw new SlidingContextError('INVALID_INPUT', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
   }
   const sdk = await providerSdk(provider, io, flags.baseUrl);
-  const { llmSummarizer } = await import('../../condense/llm-summarizer.js');
+  const [{ llmSummarizer }, { completeFor }] = await Promise.all([import('../../condense/llm-summarizer.js'), import('../../providers/provider-table.js')]);
   const { customCondensingPrompt } = config.condense ?? {};
-  return llmSummarizer({ client: sdk, model, customCondensingPrompt });
+  return llmSummarizer({ complete: completeFor(sdk.provider, sdk.client, model), provider, model, customCondensingPrompt });
 }
 
 /**

@@ -8,7 +8,7 @@ const directory = mkdtempSync(join(tmpdir(), 'sliding-context-transcripts-'));
 afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
 });
-const fixture = (name: string) => readFileSync(new URL(`../../providers/transcripts/__fixtures__/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`../../sources/__fixtures__/${name}`, import.meta.url), 'utf8');
 const files = {
   'session.jsonl': fixture('claude-code-session.jsonl'),
   'rollout.jsonl': fixture('codex-rollout.jsonl'),

@@ -85,7 +85,7 @@ describe('the store commands', () => {
     const flags = store('compact-llm');
     const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
     await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('OPENAI_API_KEY') });
-    const recorded = readFileSync(new URL('../../condense/__fixtures__/openai-summary.json', import.meta.url), 'utf8');
+    const recorded = readFileSync(new URL('../../providers/__fixtures__/summaries/openai-summary.json', import.meta.url), 'utf8');
     const server = await startLoopbackServer(() => JSON.parse(recorded) as { status: number; body: unknown });
     try {
       const args = ['compact', agentId, '--summarizer', 'llm', '--summarizer-model', 'local-model', '--base-url', `${server.url}/v1`, '--dry-run', '--json', ...flags];

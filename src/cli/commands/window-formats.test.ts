@@ -75,7 +75,7 @@ describe('window and count on provider bodies', () => {
 });
 
 describe('window, count and import on the files people have', () => {
-  const transcript = (name: string) => readFileSync(new URL(`../../providers/transcripts/__fixtures__/${name}`, import.meta.url), 'utf8');
+  const transcript = (name: string) => readFileSync(new URL(`../../sources/__fixtures__/${name}`, import.meta.url), 'utf8');
   const directory = mkdtempSync(join(tmpdir(), 'sliding-context-inputs-'));
   afterAll(() => {
     rmSync(directory, { recursive: true, force: true });

@@ -1,6 +1,6 @@
-import { isRecord } from '../../message/is-record.js';
-import type { Message } from '../../message/message.js';
-import { convertFromOpenAiResponses } from '../openai-responses/convert-from-openai-responses.js';
+import { isRecord } from '../message/is-record.js';
+import type { Message } from '../message/message.js';
+import { convertFromOpenAiResponses } from '../providers/openai/responses/convert-from-openai-responses.js';
 import { convertSegments, type Segment, type Transcript, type TranscriptLine } from './transcript.js';
 
 const ENVELOPE_TYPES = ['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted'];

@@ -1,10 +1,10 @@
 import { ZodError, type z } from 'zod';
-import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
-import { formatIssue } from '../../message/_format-issue.js';
-import { isRecord } from '../../message/is-record.js';
-import type { Message, ToolDefinition } from '../../message/message.js';
-import { looksBinary, printableText, requireJsonDepth } from '../../message/parse-json-text.js';
-import type { ConversionOptions, ConvertedRequest } from '../conversion.js';
+import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
+import { formatIssue } from '../message/_format-issue.js';
+import { isRecord } from '../message/is-record.js';
+import type { Message, ToolDefinition } from '../message/message.js';
+import { looksBinary, printableText, requireJsonDepth } from '../message/parse-json-text.js';
+import type { ConversionOptions, ConvertedRequest } from '../providers/conversion.js';
 
 /** One non-blank line of a JSONL transcript, parsed, with its 1-based line number. */
 export interface TranscriptLine {

@@ -3,19 +3,19 @@ import { GoogleGenAI } from '@google/genai';
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inputTokensFromUsage } from '../../tokens/provider-usage.js';
-import { type LoopbackAnswer, startLoopbackServer } from '../../testing/loopback-server.js';
-import { anthropicClient, googleClient, openAiChatClient } from './chat-client.js';
+import { inputTokensFromUsage } from '../tokens/provider-usage.js';
+import { type LoopbackAnswer, startLoopbackServer } from '../testing/loopback-server.js';
+import { chatClientFor } from './provider-table.js';
 
-const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`./__fixtures__/${name}.sse`, import.meta.url), 'utf8') });
+const recorded = (name: string): LoopbackAnswer => ({ status: 200, sse: readFileSync(new URL(`./__fixtures__/streams/${name}.sse`, import.meta.url), 'utf8') });
 let answer: LoopbackAnswer = recorded('openai-stream-text');
 const server = await startLoopbackServer(() => answer);
 afterAll(() => server.close());
 
 const clients = {
-  openai: openAiChatClient(new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 0 })),
-  anthropic: anthropicClient(new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 })),
-  google: googleClient(new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } } })),
+  openai: chatClientFor('openai', new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 0 })),
+  anthropic: chatClientFor('anthropic', new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 })),
+  google: chatClientFor('google', new GoogleGenAI({ apiKey: 'test', httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } } })),
 };
 const requests = {
   openai: { model: 'gpt-4o', messages: [{ role: 'user', content: 'Fix the tests.' }] },

@@ -5,11 +5,11 @@ import type {
   ChatCompletionMessageToolCall,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ModelMessage, ToolResultPart } from '../../message/message.js';
-import { toolOutputText } from '../../message/tool-output-text.js';
-import type { NeutralRequest } from '../_neutral-request.js';
-import { providerOption, providerString } from '../_provider-option.js';
-import { argumentsText } from '../conversion.js';
+import type { ModelMessage, ToolResultPart } from '../../../message/message.js';
+import { toolOutputText } from '../../../message/tool-output-text.js';
+import type { NeutralRequest } from '../../_neutral-request.js';
+import { providerOption, providerString } from '../../_provider-option.js';
+import { argumentsText } from '../../conversion.js';
 
 function toolMessage(part: ToolResultPart): ChatCompletionMessageParam {
   return { role: 'tool', tool_call_id: part.toolCallId, content: toolOutputText(part.output) };

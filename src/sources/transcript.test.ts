@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { convertFromAnthropic } from '../anthropic/convert-from-anthropic.js';
-import type { ConversionOptions } from '../conversion.js';
+import { convertFromAnthropic } from '../providers/anthropic/convert-from-anthropic.js';
+import type { ConversionOptions } from '../providers/conversion.js';
 import { convertSegments, type Segment } from './transcript.js';
 
 interface Entry {

@@ -5,11 +5,11 @@ import type {
   ResponseInputMessageContentList,
   Tool,
 } from 'openai/resources/responses/responses';
-import type { ModelMessage } from '../../message/message.js';
-import { toolOutputText } from '../../message/tool-output-text.js';
-import type { NeutralRequest } from '../_neutral-request.js';
-import { providerOption, providerString } from '../_provider-option.js';
-import { argumentsText } from '../conversion.js';
+import type { ModelMessage } from '../../../message/message.js';
+import { toolOutputText } from '../../../message/tool-output-text.js';
+import type { NeutralRequest } from '../../_neutral-request.js';
+import { providerOption, providerString } from '../../_provider-option.js';
+import { argumentsText } from '../../conversion.js';
 
 type UserParts = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { splitDataUrl } from '../../message/data-url.js';
-import type { AssistantMessage, Message, ToolDefinition, UserMessage } from '../../message/message.js';
-import { type ConvertedRequest, conversionError, otherFields, parseArguments, parseBody, rawArguments } from '../conversion.js';
+import { splitDataUrl } from '../../../message/data-url.js';
+import type { AssistantMessage, Message, ToolDefinition, UserMessage } from '../../../message/message.js';
+import { type ConvertedRequest, conversionError, otherFields, parseArguments, parseBody, rawArguments } from '../../conversion.js';
 
 const text = z.object({ type: z.literal('text'), text: z.string() });
 const userPart = z.discriminatedUnion('type', [

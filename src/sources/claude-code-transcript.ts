@@ -1,6 +1,6 @@
-import { isRecord } from '../../message/is-record.js';
-import type { Message } from '../../message/message.js';
-import { convertFromAnthropic } from '../anthropic/convert-from-anthropic.js';
+import { isRecord } from '../message/is-record.js';
+import type { Message } from '../message/message.js';
+import { convertFromAnthropic } from '../providers/anthropic/convert-from-anthropic.js';
 import { type BrokenLine, convertSegments, type Segment, type Transcript, type TranscriptLine } from './transcript.js';
 
 /** True for a line of a Claude Code session file (`~/.claude/projects/<project>/<session>.jsonl`). */

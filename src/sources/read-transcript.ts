@@ -1,4 +1,4 @@
-import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { convertClaudeCodeTranscript, isClaudeCodeRecord } from './claude-code-transcript.js';
 import { convertCodexTranscript, isCodexRecord } from './codex-transcript.js';
 import type { BrokenLine, Transcript, TranscriptFormat, TranscriptLine } from './transcript.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AssistantMessage, Message, ToolDefinition, ToolResultPart, UserMessage } from '../../message/message.js';
-import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseArguments, parseBody, rawArguments } from '../conversion.js';
+import type { AssistantMessage, Message, ToolDefinition, ToolResultPart, UserMessage } from '../../../message/message.js';
+import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseArguments, parseBody, rawArguments } from '../../conversion.js';
 
 const contentPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('input_text'), text: z.string() }),
