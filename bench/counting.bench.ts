@@ -5,14 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { countTokens as gptTokenizerCount } from 'gpt-tokenizer/encoding/o200k_base';
-import { Tiktoken as JsTiktoken } from 'js-tiktoken/lite';
-import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { get_encoding } from 'tiktoken';
 import type { ModelMessage } from '../src/message/message.js';
 import { classifyContent } from '../src/tokens/content-type.js';
 import { createTokenCounter } from '../src/tokens/create-token-counter.js';
 import { loadEncoding } from '../src/tokens/encoding/load-encoding.js';
 import { formatMs, formatRatio, markdownTable, median, timeMedian } from './_table.js';
+import { jsTiktokenO200k } from './peers/js-tiktoken.js';
 
 const ORDINARY = { disallowedSpecial: new Set<string>() };
 
@@ -20,7 +19,7 @@ export async function runCountingBenchmarks(quick: boolean): Promise<string[]> {
   const sections: string[] = [];
   const o200k = await loadEncoding('o200k_base');
   const tiktoken = get_encoding('o200k_base');
-  const jsTiktoken = new JsTiktoken(o200kRanks);
+  const jsTiktoken = jsTiktokenO200k();
   const corpusDir = new URL('../src/tokens/__fixtures__/corpus/', import.meta.url);
   const files = readdirSync(corpusDir).filter((name) => name.endsWith('.txt')).sort();
   const corpus = files.map((name) => ({ name: name.replace('.txt', ''), text: readFileSync(new URL(name, corpusDir), 'utf8') }));
@@ -33,7 +32,7 @@ export async function runCountingBenchmarks(quick: boolean): Promise<string[]> {
     ['sliding-context (o200k_base)', (text) => o200k.countText(text)],
     ['gpt-tokenizer (raw)', (text) => gptTokenizerCount(text, ORDINARY)],
     ['tiktoken (WASM)', (text) => tiktoken.encode_ordinary(text).length],
-    ['js-tiktoken', (text) => jsTiktoken.encode(text, [], []).length],
+    ['js-tiktoken', jsTiktoken],
   ];
   // Peers take turns, round by round, so that drift on a shared machine hits them all alike.
   for (const [, count] of peers) count(all);

@@ -5,6 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { runConversionBenchmarks } from './conversion.bench.js';
 import { runCountingBenchmarks } from './counting.bench.js';
+import { runImportBenchmarks } from './import.bench.js';
 import { runLockRaceBenchmarks } from './lock-race.bench.js';
 import { runMemoryBenchmarks } from './memory.bench.js';
 import { runStoreBenchmarks } from './store.bench.js';
@@ -13,10 +14,11 @@ import { runWindowUpkeepBenchmarks } from './window-upkeep.bench.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const quick = values.quick;
-/** `--only counting|conversion|store|lock|upkeep|steps|memory`: one group of benchmarks. */
+/** `--only counting|conversion|store|lock|upkeep|steps|memory|import`: one group of benchmarks. */
 const runs = (group: string) => values.only === undefined || values.only === group;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
+if (runs('import')) for (const section of await runImportBenchmarks()) console.log(`${section}\n`);
 if (runs('counting')) for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('conversion')) for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('store')) for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);

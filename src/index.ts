@@ -1,3 +1,8 @@
+/**
+ * `sliding-context`: the pure core (messages, exchanges, token counting, windows, condensing,
+ * errors). It loads no database and no provider SDK: the store is `sliding-context/store`, the
+ * provider wire formats and clients are `sliding-context/providers`.
+ */
 export {
   isSlidingContextError,
   SlidingContextError,
@@ -10,52 +15,12 @@ export {
 } from './exchange/check-pairing.js';
 export { detectExchanges, type Exchange, startsExchange } from './exchange/detect-exchanges.js';
 export { requireValidConversation } from './exchange/require-valid-conversation.js';
-export {
-  Conversation,
-  type ConversationReport,
-  type ExchangeHistory,
-  type OpenConversationOptions,
-  openConversation,
-} from './conversation/conversation.js';
 export { describeExchange, type ExchangeDescription } from './exchange/describe-exchange.js';
 export { applyEvents, applyEventsTo } from './message/apply-events.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
 export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
 export { RAW_ARGUMENTS_KEY } from './message/tool-call-input.js';
-export { type AgentKey, formatAgentId, parseAgentId } from './store/agent-id.js';
-export {
-  type AgentSummary,
-  type AppendResult,
-  type ContextRange,
-  type ContextRangeInput,
-  HistoryStore,
-  type MessagePosition,
-  type StoredCount,
-  type StoredMessage,
-  type WindowTail,
-} from './store/history-store.js';
-export { planStoredHistory, type StoredHistoryOptions } from './conversation/exchange-history.js';
-export { defaultDataDir } from './store/default-data-dir.js';
-export type { StoreLocation } from './store/open-database.js';
-export { type AiSdkRequest, buildAiSdkRequest } from './providers/ai-sdk/build-ai-sdk-request.js';
-export { convertFromAiSdk } from './providers/ai-sdk/convert-from-ai-sdk.js';
-export { buildAnthropicRequest } from './providers/anthropic/build-anthropic-request.js';
-export { convertFromAnthropic } from './providers/anthropic/convert-from-anthropic.js';
-export type { ConvertedRequest } from './providers/conversion.js';
-export { buildGoogleRequest } from './providers/google/build-google-request.js';
-export { convertFromGoogle } from './providers/google/convert-from-google.js';
-export { buildOpenAiChatRequest } from './providers/openai/chat/build-openai-chat-request.js';
-export { convertFromOpenAiChat } from './providers/openai/chat/convert-from-openai-chat.js';
-export { buildOpenAiResponsesRequest } from './providers/openai/responses/build-openai-responses-request.js';
-export { convertFromOpenAiResponses } from './providers/openai/responses/convert-from-openai-responses.js';
-export { type BuildInput, buildRequest, convertFrom, detectFormat, type WireFormat, wireFormats } from './providers/wire-format.js';
-export {
-  createPreflightCounter,
-  type PreflightClients,
-  type PreflightCounterOptions,
-  type PreflightPolicy,
-} from './providers/preflight-counter.js';
 export { bytesPerTokenCounter } from './tokens/bytes-per-token-counter.js';
 export { type ContentType, classifyContent } from './tokens/content-type.js';
 export { createTokenCounter, type TokenCounterOptions } from './tokens/create-token-counter.js';
@@ -90,8 +55,6 @@ export { checkSummary, type SummaryFailure, type SummaryFailureReason } from './
 export { activeSummary, isSummaryMessage, type StoredSummary, type SummaryData, summaryMessage } from './condense/stored-summary.js';
 export { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold, shouldCondense } from './condense/condense-threshold.js';
 export { DEFAULT_BUFFER_FRACTION, DEFAULT_RESERVED_OUTPUT_TOKENS, type ModelBudget, type ModelBudgetOverrides, modelBudget } from './window/model-budget.js';
-export type { CompactResult, CondenseOptions, ConversationEvent, ConversationListener } from './conversation/conversation.js';
-export type { SendOptions } from './conversation/conversation.js';
 export {
   type ClearToolOutputsPolicy,
   DEFAULT_FRACTION,
@@ -106,5 +69,5 @@ export {
 } from './window/window-policy.js';
 export { type ClearedToolOutput, clearedOutputText, clearToolOutputs, type ClearToolOutputsInput } from './window/clear-tool-outputs.js';
 export { type CompressibleRun, findCompressibleRun, sequenceThresholdFires } from './window/sequence-policy.js';
-export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions, type SummaryClient } from './providers/llm-summarizer.js';
-export { type ContextOverflow, contextOverflowOf } from './providers/context-overflow.js';
+export { DEFAULT_CONDENSING_PROMPT, llmSummarizer, type LlmSummarizerOptions } from './condense/llm-summarizer.js';
+export type { Complete, CompleteOptions, Completion } from './condense/complete.js';

@@ -1,0 +1,31 @@
+/**
+ * `sliding-context/store`: the full history in PostgreSQL or an embedded PGlite directory, and the
+ * conversation that keeps its window over it.
+ */
+export {
+  type CompactResult,
+  type CondenseOptions,
+  Conversation,
+  type ConversationEvent,
+  type ConversationListener,
+  type ConversationReport,
+  type ExchangeHistory,
+  type OpenConversationOptions,
+  openConversation,
+  type SendOptions,
+} from '../conversation/conversation.js';
+export { planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
+export { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
+export { defaultDataDir } from './default-data-dir.js';
+export {
+  type AgentSummary,
+  type AppendResult,
+  type ContextRange,
+  type ContextRangeInput,
+  HistoryStore,
+  type MessagePosition,
+  type StoredCount,
+  type StoredMessage,
+  type WindowTail,
+} from './history-store.js';
+export type { StoreLocation } from './open-database.js';
