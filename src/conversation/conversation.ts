@@ -1,4 +1,4 @@
-import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { summaryMessage } from '../condense/stored-summary.js';
 import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
 import type { Summarizer, SummaryCost, SummaryResult } from '../condense/summarizer.js';
 import { checkSummary, type SummaryFailure, type SummaryFailureReason } from '../condense/summary-failure.js';
@@ -19,6 +19,7 @@ import { resolveModel } from '../tokens/model-catalog.js';
 import { findCompressibleRun } from '../window/sequence-policy.js';
 import { contextOverflowOf } from '../providers/context-overflow.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type AgentSettings, agentSettings, newAgentMeta } from './agent-settings.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';

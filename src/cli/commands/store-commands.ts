@@ -1,5 +1,5 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
-import type { StoredSummary } from '../../condense/stored-summary.js';
+import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
   type ExchangeHistory,
   type OutlinePlanOptions,
