@@ -1,7 +1,10 @@
 export {
+  INVALID_INPUT_CODES,
+  type InvalidInputCode,
   isSlidingContextError,
   SlidingContextError,
   type SlidingContextErrorCode,
+  type SlidingContextErrorCodeOrFamily,
 } from './errors/sliding-context-error.js';
 export {
   checkPairing,

@@ -6,6 +6,7 @@ import { toJson } from '../message/to-json.js';
 import { toolOutputText } from '../message/tool-output-text.js';
 import { resolveModel } from '../tokens/model-catalog.js';
 import type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './summarizer.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
  * The client a summary is asked of: the official OpenAI SDK (also for any OpenAI-compatible
@@ -88,7 +89,7 @@ async function ask(options: LlmSummarizerOptions, system: string, user: string, 
     if (!(error instanceof Error)) throw error;
     const redacted = redactSecrets(error.message);
     if (redacted === error.message) throw error;
-    throw new Error(redacted, { cause: error });
+    throw new SlidingContextError('PROVIDER_ERROR', redacted, { cause: error });
   }
 }
 

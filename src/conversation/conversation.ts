@@ -108,9 +108,6 @@ export type ConversationReport = WindowPlan & {
   readonly partial: boolean;
 };
 
-/** A summarizer that did not answer in time. */
-class SummaryTimeout extends Error {}
-
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
 
@@ -542,12 +539,13 @@ export class Conversation {
     let result: SummaryResult;
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const timedOut = new SlidingContextError('TIMEOUT', `the summarizer took longer than ${timeoutMs} ms`);
     try {
-      const timeoutMs = options.timeoutMs ?? 60_000;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          controller.abort();
-          reject(new SummaryTimeout(`the summarizer took longer than ${timeoutMs} ms`));
+          controller.abort(timedOut);
+          reject(timedOut);
         }, timeoutMs);
       });
       result = await Promise.race([
@@ -562,7 +560,7 @@ export class Conversation {
       ]);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      return fail({ reason: error instanceof SummaryTimeout ? 'timeout' : 'error', detail });
+      return fail({ reason: error === timedOut ? 'timeout' : 'error', detail });
     } finally {
       clearTimeout(timer);
     }

@@ -6,6 +6,7 @@ import type { CountableRequest, CountTarget, TokenCount, TokenCounter } from '..
 import { buildAnthropicRequest } from './anthropic/build-anthropic-request.js';
 import { buildGoogleRequest } from './google/build-google-request.js';
 import { buildOpenAiResponsesRequest } from './openai-responses/build-openai-responses-request.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /** When to ask the provider: never (the default), always, or only near the budget. */
 export type PreflightPolicy = 'never' | 'always' | 'near-limit';
@@ -76,7 +77,7 @@ export function createPreflightCounter(options: PreflightCounterOptions) {
         ...(hasPreamble ? { estimatedPart: options.counter.countPreamble({ ...target, system: request.system, tools: request.tools }) } : {}),
         call: async () => {
           const { totalTokens } = await client.models.countTokens(body);
-          if (totalTokens === undefined) throw new Error('the response has no totalTokens');
+          if (totalTokens === undefined) throw new SlidingContextError('UNEXPECTED_RESPONSE', 'the count answer has no totalTokens');
           return totalTokens;
         },
       };

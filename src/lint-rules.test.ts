@@ -2,11 +2,11 @@ import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
-/** The project's own ESLint config, with only the layer rules run (no type information needed). */
+/** The project's own ESLint config, with only the rules under test run (no type information needed). */
 const eslint = new ESLint({
   cwd: new URL('..', import.meta.url).pathname,
   overrideConfig: [{ files: ['**/*.ts'], ...tseslint.configs.disableTypeChecked }],
-  ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports' || ruleId === 'no-restricted-globals',
+  ruleFilter: ({ ruleId }) => ruleId.startsWith('no-restricted-'),
 });
 
 async function problems(filePath: string, code: string): Promise<string[]> {
@@ -61,5 +61,24 @@ describe('the core layers (message < exchange < tokens < window < condense)', ()
   it('holds a test to the layers: it may read files, but not reach above its layer', async () => {
     const found = await problems('src/window/x.test.ts', 'import { renderWindowReport } from \'../cli/render/window-report.js\';');
     expect(found).toEqual([expect.stringMatching(/src\/window may import only/)]);
+  });
+});
+
+describe('the library throws only SlidingContextError', () => {
+  it.each([
+    ['a plain Error', 'src/store/x.ts', 'throw new Error(\'broken\');'],
+    ['a TypeError', 'src/window/x.ts', 'export const fail = () => { throw new TypeError(\'broken\'); };'],
+    ['an Error made without new', 'src/providers/x.ts', 'export const error = Error(\'broken\');'],
+    ['a rejection with a plain Error', 'src/conversation/x.ts', 'export const failed = Promise.reject(new Error(\'broken\'));'],
+  ])('fails on %s', async (_, filePath, code) => {
+    expect(await problems(filePath, code)).toEqual([expect.stringMatching(/no-restricted-syntax: Throw a SlidingContextError with a code/)]);
+  });
+
+  it.each([
+    ['a SlidingContextError', 'src/store/x.ts', 'import { SlidingContextError } from \'../errors/sliding-context-error.js\';\nthrow new SlidingContextError(\'NOT_SUPPORTED\', \'no\');'],
+    ['a plain Error in the CLI', 'src/cli/x.ts', 'throw new Error(\'usage\');'],
+    ['a plain Error in a test', 'src/window/x.test.ts', 'throw new Error(\'fixture\');'],
+  ])('allows %s', async (_, filePath, code) => {
+    expect(await problems(filePath, code)).toEqual([]);
   });
 });
