@@ -39,8 +39,11 @@ function layersAbove(layer, { tests }) {
   };
 }
 
-/** Flat-config blocks that hold each core layer to its place. */
-export function coreLayerRules() {
+/**
+ * Flat-config blocks that hold each core layer to its place. `sdkExemptions` lists files that may
+ * still import a provider SDK (and nothing else the rules forbid).
+ */
+export function coreLayerRules({ sdkExemptions = [] } = {}) {
   return CORE_LAYERS.flatMap((layer) => [
     {
       files: [`src/${layer}/**/*.ts`],
@@ -59,5 +62,11 @@ export function coreLayerRules() {
         'no-restricted-imports': ['error', { patterns: [DATABASES, PROVIDER_SDKS, SELF, layersAbove(layer, { tests: true })] }],
       },
     },
+    ...sdkExemptions.filter((file) => file.startsWith(`src/${layer}/`)).map((file) => ({
+      files: [file],
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [NODE_BUILTINS, DATABASES, SELF, layersAbove(layer, { tests: false })] }],
+      },
+    })),
   ]);
 }

@@ -58,6 +58,12 @@ describe('the core layers (message < exchange < tokens < window < condense)', ()
     expect(await problems(filePath, code)).toEqual([]);
   });
 
+  it('lets the LLM summarizer import its SDK clients for now, and nothing else the core may not', async () => {
+    expect(await problems('src/condense/llm-summarizer.ts', 'import type OpenAI from \'openai\';')).toEqual([]);
+    expect(await problems('src/condense/llm-summarizer.ts', 'import { HistoryStore } from \'../store/history-store.js\';')).toEqual([expect.stringMatching(/src\/condense may import only/)]);
+    expect(await problems('src/condense/llm-summarizer.ts', 'import { readFileSync } from \'node:fs\';')).toEqual([expect.stringMatching(/Node built-ins belong/)]);
+  });
+
   it('holds a test to the layers: it may read files, but not reach above its layer', async () => {
     const found = await problems('src/window/x.test.ts', 'import { renderWindowReport } from \'../cli/render/window-report.js\';');
     expect(found).toEqual([expect.stringMatching(/src\/window may import only/)]);
