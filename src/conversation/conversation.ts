@@ -544,8 +544,9 @@ export class Conversation {
     try {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          controller.abort(timedOut);
+          // Settle the race first: a summarizer that stops on the abort rejects at once.
           reject(timedOut);
+          controller.abort(timedOut);
         }, timeoutMs);
       });
       result = await Promise.race([
