@@ -4,9 +4,12 @@
  * provider wire formats and clients are `sliding-context/providers`.
  */
 export {
+  INVALID_INPUT_CODES,
+  type InvalidInputCode,
   isSlidingContextError,
   SlidingContextError,
   type SlidingContextErrorCode,
+  type SlidingContextErrorCodeOrFamily,
 } from './errors/sliding-context-error.js';
 export {
   checkPairing,
@@ -52,7 +55,7 @@ export { type PruneResult, WindowState, type WindowStateOptions } from './window
 export { DIGEST_HEADING, digestExchange, digestSummarizer } from './condense/digest-summarizer.js';
 export type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './condense/summarizer.js';
 export { checkSummary, type SummaryFailure, type SummaryFailureReason } from './condense/summary-failure.js';
-export { activeSummary, isSummaryMessage, type StoredSummary, type SummaryData, summaryMessage } from './condense/stored-summary.js';
+export { isSummaryMessage, type SummaryData, summaryMessage } from './condense/stored-summary.js';
 export { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold, shouldCondense } from './condense/condense-threshold.js';
 export { DEFAULT_BUFFER_FRACTION, DEFAULT_RESERVED_OUTPUT_TOKENS, type ModelBudget, type ModelBudgetOverrides, modelBudget } from './window/model-budget.js';
 export {

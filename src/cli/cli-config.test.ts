@@ -55,22 +55,22 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
     const file = { 'sliding-context.config.json': JSON.stringify({ models: { 'claude-future-9': { contextWindowTokens: 100_000, maxOutputTokens: 10_000 } } }) };
     expect(await windowWith(file, {}, [...unknown, '--max-output', '20000'])).toMatchObject({ budgetTokens: 70_000 });
     expect(await windowWith(file, {}, ['--budget', 'model', '--provider', 'anthropic', '--model', 'claude-future-9-20270101'])).toMatchObject({ budgetTokens: 80_000 });
-    await expect(windowWith({}, {}, [...unknown, '--models', '{"x": {"contextWindowTokens": -1}}'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^--models: x\.contextWindowTokens: /) });
-    await expect(windowWith({}, {}, [...unknown, '--context-window', 'big'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^--context-window: /) });
+    await expect(windowWith({}, {}, [...unknown, '--models', '{"x": {"contextWindowTokens": -1}}'])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/^--models: x\.contextWindowTokens: /) });
+    await expect(windowWith({}, {}, [...unknown, '--context-window', 'big'])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/^--context-window: /) });
   });
 
   it.each([
-    [{ budget: -5 }, /sliding-context\.config\.json: budget: /],
-    [{ policy: 'halves' }, /sliding-context\.config\.json: policy: /],
-    [{ condense: { thresholdPercent: 150 } }, /sliding-context\.config\.json: condense\.thresholdPercent: /],
-    [{ bugdet: 1000 }, /sliding-context\.config\.json: \(top level\): .*bugdet/],
-  ])('refuses a bad config file, naming the field: %o', async (bad, message) => {
-    await expect(windowWith({ 'sliding-context.config.json': JSON.stringify(bad) })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(message) });
+    [{ budget: -5 }, 'INVALID_OPTION', /sliding-context\.config\.json: budget: /],
+    [{ policy: 'halves' }, 'INVALID_POLICY', /sliding-context\.config\.json: policy: /],
+    [{ condense: { thresholdPercent: 150 } }, 'INVALID_OPTION', /sliding-context\.config\.json: condense\.thresholdPercent: /],
+    [{ bugdet: 1000 }, 'INVALID_OPTION', /sliding-context\.config\.json: \(top level\): .*bugdet/],
+  ])('refuses a bad config file, naming the field: %o', async (bad, code, message) => {
+    await expect(windowWith({ 'sliding-context.config.json': JSON.stringify(bad) })).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
   });
 
   it('refuses a config file that is not JSON, and a policy flag that names no policy', async () => {
-    await expect(windowWith({ 'sliding-context.config.json': '{ budget: 1' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/sliding-context\.config\.json is not valid JSON/) });
-    await expect(windowWith({}, {}, ['--policy', 'halves'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/--policy\.name: .*budget, fraction, sequence, clear-tool-outputs/) });
+    await expect(windowWith({ 'sliding-context.config.json': '{ budget: 1' })).rejects.toMatchObject({ code: 'INVALID_JSON', message: expect.stringMatching(/sliding-context\.config\.json is not valid JSON/) });
+    await expect(windowWith({}, {}, ['--policy', 'halves'])).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringMatching(/--policy\.name: .*budget, fraction, sequence, clear-tool-outputs/) });
   });
 
   it('resolves the condense threshold per profile: in range, −1 inherits, out of range warns and uses the global one', () => {

@@ -69,7 +69,7 @@ export function parseCliConfig(value: unknown, source: string): CliConfig {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.join('.') : '(top level)';
-  throw new SlidingContextError('INVALID_INPUT', `${source}: ${field}: ${issue?.message ?? 'invalid'}.`);
+  throw new SlidingContextError(issue?.path[0] === 'policy' ? 'INVALID_POLICY' : 'INVALID_OPTION', `${source}: ${field}: ${issue?.message ?? 'invalid'}.`);
 }
 
 function parseJson(text: string, source: string): unknown {
@@ -97,7 +97,7 @@ const loaded = new WeakMap<Pick<CliIo, 'readText'>, Promise<CliConfig>>();
 /**
  * The CLI's settings file: `sliding-context.config.json` in the working directory, else the
  * `slidingContext` key of its package.json, else none. Read once per run.
- * @throws SlidingContextError `INVALID_INPUT`, naming the file and field; `CONFIG_INVALID` for a file that cannot be read
+ * @throws SlidingContextError `INVALID_OPTION`, naming the file and field; `CONFIG_INVALID` for a file that cannot be read
  */
 export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
   let config = loaded.get(io);

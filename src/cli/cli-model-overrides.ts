@@ -23,13 +23,13 @@ const given = new WeakMap<Pick<CliIo, 'env'>, OverrideFlags>();
 function positiveTokens(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const tokens = Number(value);
-  if (!Number.isInteger(tokens) || tokens <= 0) throw new SlidingContextError('INVALID_INPUT', `${flag}: expected a positive whole number of tokens, received ${JSON.stringify(value)}.`);
+  if (!Number.isInteger(tokens) || tokens <= 0) throw new SlidingContextError('INVALID_OPTION', `${flag}: expected a positive whole number of tokens, received ${JSON.stringify(value)}.`);
   return tokens;
 }
 
 /**
  * Reads the catalog flags of the command about to run; {@link cliModelOverrides} applies them.
- * @throws SlidingContextError `INVALID_INPUT` naming the flag and field
+ * @throws SlidingContextError `INVALID_OPTION` naming the flag and field (`INVALID_JSON` for `--models` that is not JSON)
  */
 export function recordModelOverrideFlags(io: Pick<CliIo, 'env'>, command: Command): void {
   const options = command.opts<{ contextWindow?: string; maxOutput?: string; models?: string }>();
@@ -39,12 +39,12 @@ export function recordModelOverrideFlags(io: Pick<CliIo, 'env'>, command: Comman
     try {
       json = JSON.parse(options.models) as unknown;
     } catch (error) {
-      throw new SlidingContextError('INVALID_INPUT', `--models is not valid JSON: ${(error as Error).message}.`);
+      throw new SlidingContextError('INVALID_JSON', `--models is not valid JSON: ${(error as Error).message}.`);
     }
     const parsed = MODEL_OVERRIDES_SCHEMA.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new SlidingContextError('INVALID_INPUT', `--models: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}.`);
+      throw new SlidingContextError('INVALID_OPTION', `--models: ${issue?.path.join('.') || '(top level)'}: ${issue?.message ?? 'invalid'}.`);
     }
     models = parsed.data;
   }

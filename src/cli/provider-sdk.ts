@@ -16,7 +16,7 @@ export const API_KEY_VARIABLES = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROP
 /**
  * The provider's official SDK client, its key from the environment; with a base URL (a local
  * OpenAI-compatible server) no key is needed. The SDK is loaded only here.
- * @throws SlidingContextError `INVALID_INPUT`, naming the variable to set
+ * @throws SlidingContextError `MISSING_API_KEY`, naming the variable to set
  */
 export async function providerSdk<Provider extends ProviderSdk['provider']>(
   provider: Provider,
@@ -29,7 +29,7 @@ export async function providerSdk<Provider extends ProviderSdk['provider']>(
 async function makeSdk(provider: ProviderSdk['provider'], io: Pick<CliIo, 'env'>, baseUrl: string | undefined): Promise<ProviderSdk> {
   const variable = API_KEY_VARIABLES[provider];
   const apiKey = io.env[variable] ?? (baseUrl ? 'not-needed' : undefined);
-  if (!apiKey) throw new SlidingContextError('INVALID_INPUT', `${variable} is not set: export it, or pass --base-url for a local OpenAI-compatible server.`);
+  if (!apiKey) throw new SlidingContextError('MISSING_API_KEY', `${variable} is not set: export it, or pass --base-url for a local OpenAI-compatible server.`);
   if (provider === 'anthropic') {
     const { default: Anthropic } = await import('@anthropic-ai/sdk');
     return { provider, client: new Anthropic({ apiKey, baseURL: baseUrl, maxRetries: 1 }) };

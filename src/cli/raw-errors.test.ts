@@ -83,7 +83,7 @@ const cases: Case[] = [
   { name: 'a data dir that is a file', args: (paths) => ['agents', '--data-dir', join(paths.directory, 'a-file')], code: 'STORE_UNAVAILABLE', mentions: ['is a file'] },
   { name: 'a data dir under a file', args: (paths) => ['agents', '--data-dir', join(paths.directory, 'a-file', 'store')], code: 'STORE_UNAVAILABLE' },
   { name: 'a config file that is a folder', args: () => ['count', example], cwd: (paths) => join(paths.directory, 'config-folder'), code: 'CONFIG_INVALID', mentions: ['sliding-context.config.json'] },
-  { name: 'a message that quotes a key', args: () => ['count', 'sk-ant-api03-abcdefghijklmnop.json'], code: 'INVALID_INPUT', mentions: ['sk-ant-[redacted]'], never: ['abcdefghijklmnop'] },
+  { name: 'a message that quotes a key', args: () => ['count', 'sk-ant-api03-abcdefghijklmnop.json'], code: 'INPUT_UNREADABLE', mentions: ['sk-ant-[redacted]'], never: ['abcdefghijklmnop'] },
   { name: 'an unknown option', args: () => ['window', '--bogus'], code: 'UNKNOWN_OPTION', mentions: ['--bogus'] },
   { name: 'an unknown command', args: () => ['bogus'], code: 'UNKNOWN_COMMAND' },
   { name: 'a missing argument', args: (paths) => ['import', '--data-dir', store(paths)], code: 'INVALID_USAGE', unchanged: (paths) => paths.storeHome },

@@ -51,7 +51,7 @@ export async function readInputText(io: CliIo, path: string | undefined): Promis
     return withoutByteOrderMark(name === 'stdin' ? await io.readStdin() : await io.readText(name));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SlidingContextError('INVALID_INPUT', `Cannot read ${name}: ${reason}.`, { cause: error });
+    throw new SlidingContextError('INPUT_UNREADABLE', `Cannot read ${name}: ${reason}.`, { cause: error });
   }
 }
 
@@ -59,14 +59,14 @@ export async function readInputText(io: CliIo, path: string | undefined): Promis
 export function parseFormatOption(value: string | undefined): WireFormat | 'auto' {
   if (value === undefined || value === 'auto') return 'auto';
   const format = wireFormats.find((candidate) => candidate === value);
-  if (!format) throw new SlidingContextError('INVALID_INPUT', `--format must be auto or one of ${[...wireFormats, ...TRANSCRIPT_FORMATS].join(', ')}; got "${value}".`);
+  if (!format) throw new SlidingContextError('INVALID_OPTION', `--format must be auto or one of ${[...wireFormats, ...TRANSCRIPT_FORMATS].join(', ')}; got "${value}".`);
   return format;
 }
 
 /**
  * Parses JSON text as a conversation in `format` (detected when `auto`): a neutral message array
  * or `{ system?, tools?, messages }`, or a provider request body.
- * @throws SlidingContextError `INVALID_INPUT` or `INVALID_MESSAGE`, naming what and where;
+ * @throws SlidingContextError `INVALID_JSON`, `UNKNOWN_FORMAT`, `INVALID_REQUEST_BODY` or `INVALID_MESSAGE`, naming what and where;
  * `INPUT_NOT_TEXT` or `INPUT_TOO_DEEP` before anything walks the value.
  */
 export function parseConversationInput(text: string, sourceName: string, format: WireFormat | 'auto' = 'auto'): ConversationInput {
@@ -82,7 +82,8 @@ const transcriptWireFormat: Readonly<Record<TranscriptFormat, WireFormat>> = { '
  * Reads what `window` and `count` are given: a provider body or message array, or an agent
  * transcript (Claude Code session, Codex rollout: JSON lines) taken apart as `import` does, its
  * broken lines reported on stderr by number and the rest read. `--format` names either kind.
- * @throws SlidingContextError `INVALID_INPUT` when the input is neither, saying what it is.
+ * @throws SlidingContextError `INPUT_UNREADABLE`, `INVALID_OPTION` for an unknown `--format`, `UNKNOWN_FORMAT` or
+ * `INVALID_REQUEST_BODY` when the input is neither, saying what it is.
  */
 export async function readConversationInput(io: CliIo, file: string | undefined, formatOption: string | undefined): Promise<ConversationInput> {
   const transcriptFormat = TRANSCRIPT_FORMATS.find((format) => format === formatOption);
@@ -91,7 +92,7 @@ export async function readConversationInput(io: CliIo, file: string | undefined,
   const source = file === undefined || file === '-' ? 'stdin' : file;
   if (!transcriptFormat && !isJsonLines(text)) return parseConversationInput(text, source, format);
   if (format !== 'auto') {
-    throw new SlidingContextError('INVALID_INPUT', `${source} is JSON lines, not one ${format} body; leave --format out to read it as a Claude Code session or a Codex rollout.`);
+    throw new SlidingContextError('INVALID_REQUEST_BODY', `${source} is JSON lines, not one ${format} body; leave --format out to read it as a Claude Code session or a Codex rollout.`);
   }
   const transcript = readTranscript(parseJsonLines(text.split(/\r?\n/)), { format: transcriptFormat, source });
   for (const broken of transcript.brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);

@@ -5,6 +5,7 @@ import { toolOutputText } from '../message/tool-output-text.js';
 import { resolveModel } from '../tokens/model-catalog.js';
 import type { Complete } from './complete.js';
 import type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './summarizer.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /** Options of {@link llmSummarizer}. */
 export interface LlmSummarizerOptions {
@@ -82,7 +83,7 @@ async function ask(options: LlmSummarizerOptions, system: string, user: string, 
     if (!(error instanceof Error)) throw error;
     const redacted = redactSecrets(error.message);
     if (redacted === error.message) throw error;
-    throw new Error(redacted, { cause: error });
+    throw new SlidingContextError('PROVIDER_ERROR', redacted, { cause: error });
   }
 }
 

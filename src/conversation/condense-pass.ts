@@ -1,3 +1,4 @@
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from '../condense/summarizer.js';
 import { checkSummary, type SummaryFailure } from '../condense/summary-failure.js';
 import type { PlannedExchange, WindowPlan } from '../window/window-plan.js';
@@ -43,12 +44,9 @@ export function exchangesToCondense(plan: WindowPlan, selection: CondenseSelecti
   return chosen;
 }
 
-/** A summarizer that did not answer in time. */
-class SummaryTimeout extends Error {}
-
 /**
- * Asks the summarizer, abandoning it (and aborting its signal) after `timeoutMs`. A throw or a
- * timeout is a failure with the reason, never an exception.
+ * Asks the summarizer, abandoning it (and aborting its signal with a `TIMEOUT` error) after
+ * `timeoutMs`. A throw or a timeout is a failure with the reason, never an exception.
  */
 export async function summarizeInTime(
   summarizer: Summarizer,
@@ -57,17 +55,19 @@ export async function summarizeInTime(
 ): Promise<{ readonly result: SummaryResult } | { readonly failure: SummaryFailure }> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new SlidingContextError('TIMEOUT', `the summarizer took longer than ${timeoutMs} ms`);
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort();
-        reject(new SummaryTimeout(`the summarizer took longer than ${timeoutMs} ms`));
+        // Settle the race first: a summarizer that stops on the abort rejects at once.
+        reject(timedOut);
+        controller.abort(timedOut);
       }, timeoutMs);
     });
     return { result: await Promise.race([summarizer.summarize({ ...input, signal: controller.signal }), timeout]) };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { failure: { reason: error instanceof SummaryTimeout ? 'timeout' : 'error', detail } };
+    return { failure: { reason: error === timedOut ? 'timeout' : 'error', detail } };
   } finally {
     clearTimeout(timer);
   }

@@ -1,5 +1,6 @@
 import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
-import { type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { summaryMessage } from '../condense/stored-summary.js';
+import type { StoredSummary } from './active-summary.js';
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailure } from '../condense/summary-failure.js';
 import type { MessagePosition } from '../store/history-store.js';

@@ -82,6 +82,24 @@ describe('Conversation condensing', () => {
     });
   }
 
+  it('tells a summarizer that runs out of time why its signal aborts: a TIMEOUT error', async () => {
+    const reasons: unknown[] = [];
+    const slow: Summarizer = {
+      name: 'test',
+      summarize: ({ signal }) => new Promise((_, reject) => {
+        signal?.addEventListener('abort', () => {
+          reasons.push(signal.reason);
+          reject(new Error('aborted'));
+        });
+      }),
+    };
+    const { store, events } = await run(slow, 12, { timeoutMs: 20 });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'summary-failed', reason: 'timeout', detail: 'the summarizer took longer than 20 ms' }));
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const reason of reasons) expect(reason).toMatchObject({ name: 'SlidingContextError', code: 'TIMEOUT' });
+    await store.close();
+  });
+
   it('BEHAVIOUR 11: a rewind past the summary sets it aside and brings back what it covered', async () => {
     const store = await HistoryStore.open({ memory: true });
     const conversation = await openConversation({ store, ...target, counter, budgetTokens: 2000, condense: { summarizer: digestSummarizer() } });

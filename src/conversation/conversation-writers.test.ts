@@ -39,7 +39,7 @@ function describeWriters(name: string, open: () => Promise<HistoryStore>) {
       try {
         await expect(openConversation({ store, ...target, budgetTokens: -5 })).rejects.toMatchObject({ code: 'BUDGET_INVALID' });
         const policy: WindowPolicy = { name: 'fraction', fraction: 5 };
-        await expect(openConversation({ store, ...target, policy })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('policy.fraction') });
+        await expect(openConversation({ store, ...target, policy })).rejects.toMatchObject({ code: 'INVALID_POLICY', message: expect.stringContaining('policy.fraction') });
         expect(await store.listAgents()).toEqual([]);
       } finally {
         await store.close();

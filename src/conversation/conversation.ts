@@ -1,4 +1,4 @@
-import type { StoredSummary } from '../condense/stored-summary.js';
+import type { StoredSummary } from './active-summary.js';
 import { findRewindTarget } from '../message/apply-events.js';
 import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';

@@ -1,4 +1,4 @@
-import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { summaryMessage } from '../condense/stored-summary.js';
 import { describeExchange } from '../exchange/describe-exchange.js';
 import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
@@ -7,6 +7,7 @@ import type { ModelMessage, ToolDefinition } from '../message/message.js';
 import type { HistoryStore, MessageOutline } from '../store/history-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
+import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
 import { planWindow } from '../window/plan-window.js';
 import { pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StoredSummary } from '../condense/stored-summary.js';
 import { HistoryStore, type MessageOutline } from '../store/history-store.js';
 import { readSavedView } from '../store/saved-views.js';
+import type { StoredSummary } from './active-summary.js';
 import {
   HISTORY_OUTLINE_VIEW,
   type HistoryOutline,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { activeSummary, type StoredSummary } from '../condense/stored-summary.js';
 import type { HistoryStore, MessageOutline, OutlinedToolPart } from '../store/history-store.js';
+import { activeSummary, type StoredSummary } from './active-summary.js';
 import { saveHistoryTimeline } from './saved-history-timeline.js';
 
 /** What the `/history` view of an agent is planned from: its meta, its outline and its summary. */

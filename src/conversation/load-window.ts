@@ -1,4 +1,5 @@
-import { activeSummary, type StoredSummary, summaryMessage } from '../condense/stored-summary.js';
+import { summaryMessage } from '../condense/stored-summary.js';
+import { activeSummary, type StoredSummary } from './active-summary.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import type { ModelMessage } from '../message/message.js';
 import type { HistoryStore, MessagePosition, StoredMessage } from '../store/history-store.js';

@@ -86,7 +86,7 @@ export function requireJsonDepth(text: string, source: string, firstLine = 1): v
 
 /**
  * Parses JSON text from `source` (a file name or `stdin`) that came from outside, before anything
- * walks it: binary bytes are `INPUT_NOT_TEXT`, invalid JSON `INVALID_INPUT` (its snippet with
+ * walks it: binary bytes are `INPUT_NOT_TEXT`, invalid JSON `INVALID_JSON` (its snippet with
  * control characters escaped), nesting deeper than {@link MAX_JSON_DEPTH} `INPUT_TOO_DEEP`.
  */
 export function parseJsonText(text: string, source: string, expected = EXPECTED_CONVERSATION): unknown {
@@ -98,7 +98,7 @@ export function parseJsonText(text: string, source: string, expected = EXPECTED_
     json = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SlidingContextError('INVALID_INPUT', `${source} is not valid JSON: ${printableText(reason)}.`, { cause: error });
+    throw new SlidingContextError('INVALID_JSON', `${source} is not valid JSON: ${printableText(reason)}.`, { cause: error });
   }
   requireJsonDepth(text, source);
   return json;

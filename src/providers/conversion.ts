@@ -38,7 +38,7 @@ export function convertEach<Entry>(entries: readonly Entry[], convert: (entry: E
 }
 
 /** The error for a body that does not fit its format, naming the offending field. */
-export function conversionError(path: string, problem: string, code: 'INVALID_MESSAGE' | 'INVALID_INPUT' | 'ORPHANED_TOOL_RESULT' = 'INVALID_MESSAGE') {
+export function conversionError(path: string, problem: string, code: 'INVALID_MESSAGE' | 'INVALID_REQUEST_BODY' | 'ORPHANED_TOOL_RESULT' = 'INVALID_MESSAGE') {
   return new SlidingContextError(code, `${path}: ${problem}.`);
 }
 
@@ -51,7 +51,7 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknow
   if (result.success) return result.data;
   const [first] = result.error.issues;
   const detail = first ? formatIssue('', first).replace(/^\./, '') : 'invalid';
-  throw new SlidingContextError('INVALID_INPUT', `The body is not a valid ${format} request: ${detail}.`, { cause: result.error });
+  throw new SlidingContextError('INVALID_REQUEST_BODY', `The body is not a valid ${format} request: ${detail}.`, { cause: result.error });
 }
 
 /**

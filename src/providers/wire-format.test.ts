@@ -170,13 +170,13 @@ describe('Gemini bodies go out in the shape they came in', () => {
 
 describe('bad input is a clear error naming the field', () => {
   const cases: [string, WireFormat, unknown, string, RegExp][] = [
-    ['an unknown role', 'openai-chat', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'INVALID_INPUT', /messages\[0\]\.role: expected "system" \| "developer" \| "user" \| "assistant" \| "tool", received "robot"/],
+    ['an unknown role', 'openai-chat', { model: 'm', messages: [{ role: 'robot', content: 'x' }] }, 'INVALID_REQUEST_BODY', /messages\[0\]\.role: expected "system" \| "developer" \| "user" \| "assistant" \| "tool", received "robot"/],
     ['a tool result whose call is missing', 'openai-chat', { model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] }, 'ORPHANED_TOOL_RESULT', /messages\[1\]\.tool_call_id: no earlier assistant message has a tool call "nope"/],
     ['an Anthropic tool_result without its tool_use', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'r' }] }] }, 'ORPHANED_TOOL_RESULT', /messages\[0\]\.content\[0\]\.tool_use_id/],
-    ['an Anthropic block missing a field', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, 'INVALID_INPUT', /messages\[0\]\.content\[0\]\.tool_use_id: expected string/],
+    ['an Anthropic block missing a field', 'anthropic', { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] }, 'INVALID_REQUEST_BODY', /messages\[0\]\.content\[0\]\.tool_use_id: expected string/],
     ['a Responses output without its call', 'openai-responses', { model: 'm', input: [{ type: 'function_call_output', call_id: 'c9', output: 'x' }] }, 'ORPHANED_TOOL_RESULT', /input\[0\]\.call_id/],
     ['a Gemini functionResponse with no matching call', 'google', { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'f', response: {} } }] }] }, 'ORPHANED_TOOL_RESULT', /contents\[0\]\.parts\[0\]\.functionResponse: no earlier functionCall named "f" is unanswered/],
-    ['a body that is not the declared format', 'anthropic', { model: 'm', input: 'hello' }, 'INVALID_INPUT', /not a valid Anthropic Messages request: messages: expected array/],
+    ['a body that is not the declared format', 'anthropic', { model: 'm', input: 'hello' }, 'INVALID_REQUEST_BODY', /not a valid Anthropic Messages request: messages: expected array/],
     ['an invalid AI SDK message', 'ai-sdk', [{ role: 'user', content: [{ type: 'text', text: 1 }] }], 'INVALID_MESSAGE', /messages\[0\]\.content\[0\]\.text: expected string/],
   ];
   it.each(cases)('%s', (_name, format, body, code, message) => {
@@ -184,6 +184,6 @@ describe('bad input is a clear error naming the field', () => {
   });
 
   it('says so when nothing tells the format', () => {
-    expect(() => detectFormat({ hello: 'world' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    expect(() => detectFormat({ hello: 'world' })).toThrow(expect.objectContaining({ code: 'UNKNOWN_FORMAT' }));
   });
 });

@@ -29,8 +29,8 @@ export interface BuildInput {
 
 function convertFromNeutral(body: unknown): ConvertedRequest {
   if (Array.isArray(body)) return { messages: parseMessages(body), options: {} };
-  if (!isRecord(body) || !Array.isArray(body.messages)) throw conversionError('body', 'expected an array of messages or { system?, tools?, messages }', 'INVALID_INPUT');
-  if (body.system !== undefined && typeof body.system !== 'string') throw conversionError('system', 'expected string', 'INVALID_INPUT');
+  if (!isRecord(body) || !Array.isArray(body.messages)) throw conversionError('body', 'expected an array of messages or { system?, tools?, messages }', 'INVALID_REQUEST_BODY');
+  if (body.system !== undefined && typeof body.system !== 'string') throw conversionError('system', 'expected string', 'INVALID_REQUEST_BODY');
   return {
     ...(typeof body.system === 'string' ? { system: body.system } : {}),
     ...(body.tools === undefined ? {} : { tools: parseToolDefinitions(body.tools) }),
@@ -114,14 +114,14 @@ function hintOf(value: unknown): WireFormat | undefined {
  * Tells which format a body is in: `contents` is Gemini, `input` Responses, a `max_tokens` or
  * top-level `system` beside Anthropic-only blocks Anthropic, and so on; message arrays are read
  * for telling part types. Plain `{ role, content: string }` messages read as neutral.
- * @throws SlidingContextError `INVALID_INPUT` when nothing fits.
+ * @throws SlidingContextError `UNKNOWN_FORMAT` when nothing fits.
  */
 export function detectFormat(body: unknown): WireFormat {
   if (isRecord(body) && Array.isArray(body.contents)) return 'google';
   if (isRecord(body) && 'input' in body && !('messages' in body)) return 'openai-responses';
   const messages = Array.isArray(body) ? body : isRecord(body) ? body.messages : undefined;
   if (!Array.isArray(messages)) {
-    throw new SlidingContextError('INVALID_INPUT', 'Cannot tell the format of the input: expected a message array or a body with messages, input or contents.');
+    throw new SlidingContextError('UNKNOWN_FORMAT', 'Cannot tell the format of the input: expected a message array or a body with messages, input or contents.');
   }
   const hint = hintOf(messages);
   if (hint && hint !== 'neutral') return hint;

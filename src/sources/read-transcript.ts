@@ -18,7 +18,7 @@ export function detectTranscriptFormat(records: readonly TranscriptLine[]): Tran
 /**
  * Converts a parsed JSONL transcript, in the format given or the one detected. Lines already
  * found broken are reported with the ones conversion refuses; with `strict`, any broken line
- * fails the whole transcript (`INVALID_INPUT` naming the line).
+ * fails the whole transcript (`INVALID_TRANSCRIPT` naming the line).
  */
 export function readTranscript(
   parsed: { readonly records: readonly TranscriptLine[]; readonly broken: readonly BrokenLine[] },
@@ -26,10 +26,10 @@ export function readTranscript(
 ): Transcript & { readonly detected: boolean } {
   const strict = options.strict === true;
   const [firstBroken] = parsed.broken;
-  if (strict && firstBroken) throw new SlidingContextError('INVALID_INPUT', `${options.source} line ${firstBroken.line}: ${firstBroken.reason}; nothing was imported (--strict).`);
+  if (strict && firstBroken) throw new SlidingContextError('INVALID_TRANSCRIPT', `${options.source} line ${firstBroken.line}: ${firstBroken.reason}; nothing was imported (--strict).`);
   const format = options.format ?? detectTranscriptFormat(parsed.records);
   if (!format) {
-    throw new SlidingContextError('INVALID_INPUT', `${options.source} is JSON lines but neither a Claude Code session nor a Codex rollout; pass --format claude-code or --format codex if it is one.`);
+    throw new SlidingContextError('UNKNOWN_FORMAT', `${options.source} is JSON lines but neither a Claude Code session nor a Codex rollout; pass --format claude-code or --format codex if it is one.`);
   }
   let transcript: Transcript;
   try {

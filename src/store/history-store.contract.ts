@@ -162,8 +162,8 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
     it('refuses counts that name no model or do not match the messages, and stores nothing', async () => {
       const agent = await store.createAgent();
       const count = { tokens: 1, exact: true, method: 'test' };
-      await expect(store.append(agent, [user('a')], { counts: [count] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(store.append(agent, [user('a')], { counts: [], countTarget: { provider: 'p', model: 'm' } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.append(agent, [user('a')], { counts: [count] })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+      await expect(store.append(agent, [user('a')], { counts: [], countTarget: { provider: 'p', model: 'm' } })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
       expect(await store.history(agent)).toEqual([]);
     });
 
@@ -295,7 +295,7 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       const long = 'x'.repeat(8192);
       await expectRefusal(store.append(agent, [user('a'), call(long)]), 'INVALID_MESSAGE', 'messages[1].content[0].toolCallId is 8192 characters long; the store keeps at most 512');
       await expectRefusal(store.append(agent, [user('a'), call('nul\u0000id')]), 'INVALID_MESSAGE', 'messages[1].content[0].toolCallId');
-      await expect(store.append(agent, [user('a')], { idempotencyKey: long })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(store.append(agent, [user('a')], { idempotencyKey: long })).rejects.toMatchObject({ code: 'INVALID_OPTION' });
       expect(await store.history(agent)).toEqual([]);
       const longest = 'y'.repeat(512);
       await store.append(agent, [user('a'), call(longest), result(longest)]);

@@ -109,7 +109,7 @@ function validateAppend(messages: readonly Message[], options: AppendOptions): M
   });
   if (options.counts !== undefined && (options.countTarget === undefined || options.counts.length !== validated.length)) {
     // Counts without the model they are for, or not one per message, would be stored wrong.
-    throw new SlidingContextError('INVALID_INPUT', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
+    throw new SlidingContextError('INVALID_OPTION', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
   }
   requireStorableIdentifiers(validated, options.idempotencyKey);
   return validated;

@@ -14,6 +14,7 @@ export {
   openConversation,
   type SendOptions,
 } from '../conversation/conversation.js';
+export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';
 export { planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 export { defaultDataDir } from './default-data-dir.js';

@@ -9,6 +9,7 @@ import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
  * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory
@@ -110,7 +111,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       // Views saved under an older schema may not hold what the new one gives.
       if (dataDir !== undefined) dropSavedViews(dataDir);
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
-      if (error) throw error instanceof Error ? error : new Error('A migration failed.', { cause: error });
+      if (error) throw error instanceof Error ? error : new SlidingContextError('MIGRATION_FAILED', 'A migration of the store failed.', { cause: error });
     }
     // After the first query: PGlite creates a new store's files then, not when constructed.
     if (dataDir !== undefined) restrictNewStore(dataDir);

@@ -10,6 +10,7 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
  * One connection at a time: PGlite is a single session, so a second logical connection would
@@ -76,7 +77,7 @@ class PGliteConnection implements DatabaseConnection {
 
   /** PGlite answers whole results; nothing here streams. */
   streamQuery<Row>(): AsyncIterableIterator<QueryResult<Row>> {
-    throw new Error('PGlite does not stream query results.');
+    throw new SlidingContextError('NOT_SUPPORTED', 'PGlite does not stream query results.');
   }
 }
 

@@ -21,7 +21,7 @@ function identifierProblem(value: string): string | undefined {
  * Checks what the store indexes by value before anything is written: each tool call id and tool
  * name, and the idempotency key.
  * @throws SlidingContextError `INVALID_MESSAGE` naming the message index and field, or
- * `INVALID_INPUT` for the idempotency key.
+ * `INVALID_OPTION` for the idempotency key.
  */
 export function requireStorableIdentifiers(messages: readonly Message[], idempotencyKey: string | undefined): void {
   for (const [messageIndex, message] of messages.entries()) {
@@ -35,5 +35,5 @@ export function requireStorableIdentifiers(messages: readonly Message[], idempot
     }
   }
   const problem = idempotencyKey === undefined ? undefined : identifierProblem(idempotencyKey);
-  if (problem !== undefined) throw new SlidingContextError('INVALID_INPUT', `append: the idempotency key ${problem}; use a shorter plain key.`);
+  if (problem !== undefined) throw new SlidingContextError('INVALID_OPTION', `append: the idempotency key ${problem}; use a shorter plain key.`);
 }

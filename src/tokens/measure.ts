@@ -1,6 +1,7 @@
 import { classifyContent, type ContentType } from './content-type.js';
 import { hashText } from './_hash-text.js';
 import type { TextEncoding } from './encoding/text-encoding.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /** A partial count: tokens, and whether they are exact. */
 export interface Measure {
@@ -69,7 +70,7 @@ export function createTextMeasurer(options: {
   const countText = (text: string) => {
     const tokens = options.encoding.countText(text);
     // Non-empty text is at least one token: an answer of 0 means the encoder failed.
-    if (text.length > 0 && !(tokens > 0)) throw new Error(`the ${options.encoding.name} encoder answered ${tokens} tokens for ${text.length} characters`);
+    if (text.length > 0 && !(tokens > 0)) throw new SlidingContextError('ENCODER_FAILED', `the ${options.encoding.name} encoder answered ${tokens} tokens for ${text.length} characters`);
     return tokens;
   };
   const measureUncached = (text: string): Measure => {

@@ -1,6 +1,7 @@
 import type { ModelMessage } from '../message/message.js';
 import { sumTokenCounts } from './sum-token-counts.js';
 import type { TokenCount, TokenCounter } from './token-counter.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
  * A counter that answers from counts already made (stored with the messages, for this model)
@@ -14,7 +15,7 @@ export function storedCountCounter(options: {
   const { fallback } = options;
   const missing = (what: string): never => {
     // A caller's bug: it must pass a fallback unless it checked every count is known.
-    throw new Error(`No stored count for ${what}, and no counter to make one.`);
+    throw new SlidingContextError('NO_COUNTER', `No stored count for ${what}, and no counter to make one.`);
   };
   const counter: TokenCounter = {
     countPreamble: (input) => options.preamble ?? fallback?.countPreamble(input) ?? missing('the preamble'),

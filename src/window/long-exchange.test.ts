@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { repairPairing } from '../exchange/repair-pairing.js';
 import type { ModelMessage } from '../message/message.js';
 import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
-import { renderWindowReport, windowReportRows } from '../cli/render/window-report.js';
 import { planWindow } from './plan-window.js';
 import { WindowState } from './window-state.js';
 
@@ -35,12 +34,5 @@ describe('an exchange or a history longer than a call takes arguments', () => {
     const repaired = repairPairing([...messages, orphan]);
     expect(repaired.repairs).toHaveLength(1);
     expect(repaired.messages).toHaveLength(LONG);
-  });
-
-  it('reports a plan of 200,000 exchanges', () => {
-    const requests: ModelMessage[] = Array.from({ length: LONG }, (_, index) => ({ role: 'user', content: `request ${index}` }));
-    const plan = planWindow({ messages: requests, counter: bytesPerTokenCounter, budgetTokens: 1_000 });
-    const report = renderWindowReport(plan, windowReportRows(plan, requests));
-    expect(report).toContain('of 200,000 exchanges');
   });
 });

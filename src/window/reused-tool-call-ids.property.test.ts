@@ -3,9 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkPairing } from '../exchange/check-pairing.js';
 import { repairPairing } from '../exchange/repair-pairing.js';
 import { applyEvents } from '../message/apply-events.js';
-import { buildRequest, convertFrom, wireFormats } from '../providers/wire-format.js';
-import { conversationArbitrary, withoutEvents } from '../testing/conversation-arbitrary.js';
-import { expectedRoundTrip } from '../testing/expected-round-trip.js';
+import { conversationArbitrary } from '../testing/conversation-arbitrary.js';
 import { checkWindowInvariants } from '../testing/window-invariants.js';
 import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from './plan-window.js';
@@ -37,17 +35,6 @@ describe('tool call ids used again once answered', () => {
         expect(state.windowMessages()).toEqual(plan.messages);
       }),
       { numRuns: 200 },
-    );
-  });
-
-  it.each(wireFormats)('survive a round trip through %s with their ids as sent', (format) => {
-    fc.assert(
-      fc.property(conversationArbitrary({ maxExchanges: 6, reusedIds: true }), (conversation) => {
-        const content = { system: conversation.system, tools: conversation.tools, messages: withoutEvents(conversation.messages) };
-        const back = convertFrom(format, buildRequest(format, { model: 'test-model', ...content }));
-        expect(applyEvents(back.messages)).toEqual(expectedRoundTrip(format, content).messages);
-      }),
-      { numRuns: 60 },
     );
   });
 });

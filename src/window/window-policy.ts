@@ -76,7 +76,7 @@ export const WINDOW_POLICY_SCHEMA: z.ZodType<WindowPolicy> = windowPolicySchema;
 
 /**
  * Checks a policy: a name alone (`"fraction"`) or an object with its settings.
- * @throws SlidingContextError `INVALID_INPUT`, naming the field and what was wrong
+ * @throws SlidingContextError `INVALID_POLICY`, naming the field and what was wrong
  */
 export function validateWindowPolicy(value: unknown, source = 'policy'): WindowPolicy {
   const parsed = windowPolicySchema.safeParse(typeof value === 'string' ? { name: value } : value);
@@ -84,5 +84,5 @@ export function validateWindowPolicy(value: unknown, source = 'policy'): WindowP
   const issue = parsed.error.issues[0];
   const field = [source, ...(issue?.path ?? [])].join('.');
   const hint = `one of ${WINDOW_POLICY_NAMES.join(', ')}`;
-  throw new SlidingContextError('INVALID_INPUT', `${field}: ${issue?.message ?? 'invalid'} (policies: ${hint}).`);
+  throw new SlidingContextError('INVALID_POLICY', `${field}: ${issue?.message ?? 'invalid'} (policies: ${hint}).`);
 }

@@ -139,14 +139,14 @@ describe('small things the views say', () => {
     expect(stdout).toMatch(/^Evicted {4}nothing: every exchange is in the window$/m);
     expect(stdout).toMatch(/not all exact \(some framing is estimated\)/);
     expect(stdout).not.toMatch(/summary|\b1 exchanges\b/);
-    await expect(runCli(['demo', '--exchanges', '0'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--exchanges') });
+    await expect(runCli(['demo', '--exchanges', '0'])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('--exchanges') });
   });
 
   it('an empty label and a <root>:<root> id are refused with clear errors, and nothing is stored', { timeout: 300_000 }, async () => {
     const flags = ['--data-dir', join(directory, 'refusals')];
     const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'hi' }]) })).stdout) as { agentId: string };
-    await expect(runCli(['mark', agentId, '', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('mark: the label is empty') });
-    await expect(runCli(['rewind', agentId, '  ', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('rewind: the label is empty') });
+    await expect(runCli(['mark', agentId, '', ...flags])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('mark: the label is empty') });
+    await expect(runCli(['rewind', agentId, '  ', ...flags])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('rewind: the label is empty') });
     await expect(runCli(['history', `${agentId}:${agentId}`, ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: expect.stringContaining(`the root agent is "${agentId}"`) });
     await expect(runCli(['mark', `${agentId}:${agentId}`, 'm', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
     const history = JSON.parse((await runCli(['history', agentId, '--json', ...flags])).stdout) as { exchanges: unknown[] };

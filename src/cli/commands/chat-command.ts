@@ -138,9 +138,9 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
   const { terminal } = io;
-  if (!terminal) throw new SlidingContextError('INVALID_INPUT', 'chat needs a terminal.');
+  if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');
   const provider = flags.provider ?? 'openai';
-  if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_INPUT', `--provider must be openai, anthropic or google; got "${provider}".`);
+  if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_OPTION', `--provider must be openai, anthropic or google; got "${provider}".`);
   const model = flags.model ?? DEFAULT_MODELS[provider] ?? 'gpt-4o';
   const cwd = io.cwd ?? '.';
   const isTerminal = terminal.output.isTTY === true;

@@ -31,11 +31,11 @@ const SUMMARIZER_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o-mi
 async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig): Promise<Summarizer> {
   const name = flags.summarizer ?? 'digest';
   if (name === 'digest') return digestSummarizer();
-  if (name !== 'llm') throw new SlidingContextError('INVALID_INPUT', `--summarizer: "${name}" is not a summarizer; use digest or llm.`);
+  if (name !== 'llm') throw new SlidingContextError('INVALID_OPTION', `--summarizer: "${name}" is not a summarizer; use digest or llm.`);
   const provider = flags.summarizerProvider ?? 'openai';
   const model = flags.summarizerModel ?? SUMMARIZER_MODELS[provider];
   if ((provider !== 'openai' && provider !== 'anthropic') || model === undefined) {
-    throw new SlidingContextError('INVALID_INPUT', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
+    throw new SlidingContextError('INVALID_OPTION', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
   }
   const sdk = await providerSdk(provider, io, flags.baseUrl);
   const [{ llmSummarizer }, { completeFor }] = await Promise.all([import('../../condense/llm-summarizer.js'), import('../../providers/provider-table.js')]);

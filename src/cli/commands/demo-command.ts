@@ -34,7 +34,7 @@ export interface DemoFlags {
 function exchangeLimit(value: string | undefined): number {
   if (value === undefined) return Number.POSITIVE_INFINITY;
   const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1) throw new SlidingContextError('INVALID_INPUT', `--exchanges: expected a whole number of at least 1; got "${value}".`);
+  if (!Number.isInteger(limit) || limit < 1) throw new SlidingContextError('INVALID_OPTION', `--exchanges: expected a whole number of at least 1; got "${value}".`);
   return limit;
 }
 

@@ -29,11 +29,11 @@ export async function runExportCommand(agentId: string, flags: ExportFlags, io: 
     if (note !== undefined) io.stderr.write(`note: ${note}\n`);
     return;
   }
-  if (!io.writeText) throw new SlidingContextError('INVALID_INPUT', '--out: this program cannot write files here; leave --out out to write to stdout.');
+  if (!io.writeText) throw new SlidingContextError('OUTPUT_UNWRITABLE', '--out: this program cannot write files here; leave --out out to write to stdout.');
   try {
     await io.writeText(flags.out, exported.text);
   } catch (error) {
-    throw new SlidingContextError('INVALID_INPUT', `--out: cannot write ${flags.out}: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+    throw new SlidingContextError('OUTPUT_UNWRITABLE', `--out: cannot write ${flags.out}: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
   }
   const { messages, eventsLeftOut, hiddenMessagesLeftOut } = exported;
   const summary = { agentId, format, out: flags.out, messages, eventsLeftOut, hiddenMessagesLeftOut };

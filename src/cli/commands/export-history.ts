@@ -33,10 +33,10 @@ export interface ExportedHistory {
   readonly hiddenMessagesLeftOut: number;
 }
 
-/** The format `--format` names, or `INVALID_INPUT`. */
+/** The format `--format` names, or `INVALID_OPTION`. */
 export function parseExportFormat(value: string | undefined): ExportFormat {
   const format = EXPORT_FORMATS.find((name) => name === (value ?? 'jsonl'));
-  if (format === undefined) throw new SlidingContextError('INVALID_INPUT', `--format: "${String(value)}" is not an export format; use one of ${EXPORT_FORMATS.join(', ')}.`);
+  if (format === undefined) throw new SlidingContextError('INVALID_OPTION', `--format: "${String(value)}" is not an export format; use one of ${EXPORT_FORMATS.join(', ')}.`);
   return format;
 }
 
@@ -85,12 +85,12 @@ export function isExportHeader(line: string | undefined): boolean {
 /**
  * Reads a JSONL export back: the header's system prompt, tools and model, and the messages with
  * their events, as they were stored.
- * @throws SlidingContextError `INVALID_INPUT` naming the line that is not a message.
+ * @throws SlidingContextError `INVALID_TRANSCRIPT` naming the line that is not a message.
  */
 export function readExportLines(lines: readonly string[], source: string) {
   const [first, ...rest] = lines;
   const header = exportHeaderSchema.safeParse(JSON.parse(first ?? 'null'));
-  if (!header.success) throw new SlidingContextError('INVALID_INPUT', `${source} line 1: not a sliding-context export header; export one with \`sliding-context export <agent> --format jsonl\`.`);
+  if (!header.success) throw new SlidingContextError('INVALID_TRANSCRIPT', `${source} line 1: not a sliding-context export header; export one with \`sliding-context export <agent> --format jsonl\`.`);
   const messages: Message[] = [];
   rest.forEach((line, index) => {
     if (line.trim() === '') return;
@@ -101,7 +101,7 @@ export function readExportLines(lines: readonly string[], source: string) {
       json = undefined;
     }
     const parsed = messageSchema.safeParse(json);
-    if (!parsed.success) throw new SlidingContextError('INVALID_INPUT', `${source} line ${index + 2}: not a message (${parsed.error.issues[0]?.message ?? 'invalid'}); nothing was imported.`);
+    if (!parsed.success) throw new SlidingContextError('INVALID_TRANSCRIPT', `${source} line ${index + 2}: not a message (${parsed.error.issues[0]?.message ?? 'invalid'}); nothing was imported.`);
     messages.push(parsed.data);
   });
   const { system, tools, model } = header.data;

@@ -124,8 +124,8 @@ describe('history lists the events and what they took out', () => {
     // What a clear took out is outside the window: listed above the rule, with --limit too.
     expect(limit.indexOf('"ask one"')).toBeGreaterThan(-1);
     expect(limit.indexOf('── context')).toBeGreaterThan(limit.indexOf('"ask one"'));
-    await expect(runCli(['history', agentId, '--limit', '2', '--tail', '2', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    await expect(runCli(['history', agentId, '--tail', '0', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(runCli(['history', agentId, '--limit', '2', '--tail', '2', ...flags])).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(runCli(['history', agentId, '--tail', '0', ...flags])).rejects.toMatchObject({ code: 'INVALID_OPTION' });
   }, 240_000);
 
   it('a fork shows where it forked, and --all its inherited history across a clear in the parent', async () => {

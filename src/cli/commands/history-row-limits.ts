@@ -8,18 +8,18 @@ export interface HistoryRowLimits {
 
 function positiveCount(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new SlidingContextError('INVALID_INPUT', `${flag}: "${value}" is not a number of rows; give a whole number of 1 or more.`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new SlidingContextError('INVALID_OPTION', `${flag}: "${value}" is not a number of rows; give a whole number of 1 or more.`);
   return Number(value);
 }
 
 /**
  * `--limit N` (the first N rows) and `--tail N` (the last N rows) from the flags.
- * @throws SlidingContextError `INVALID_INPUT` for a count that is not a positive whole number, or both flags at once.
+ * @throws SlidingContextError `INVALID_OPTION` for a count that is not a positive whole number, or both flags at once.
  */
 export function historyRowLimits(flags: { readonly limit?: string | undefined; readonly tail?: string | undefined }): HistoryRowLimits {
   const limit = positiveCount(flags.limit, '--limit');
   const tail = positiveCount(flags.tail, '--tail');
-  if (limit !== undefined && tail !== undefined) throw new SlidingContextError('INVALID_INPUT', '--limit and --tail: give one of them (--limit N shows the first N rows, --tail N the last N).');
+  if (limit !== undefined && tail !== undefined) throw new SlidingContextError('INVALID_OPTION', '--limit and --tail: give one of them (--limit N shows the first N rows, --tail N the last N).');
   return { limit, tail };
 }
 

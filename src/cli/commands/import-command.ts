@@ -66,7 +66,7 @@ async function readTranscriptFile(io: CliIo, file: string, flags: ImportFlags, f
   } catch (error) {
     if (error instanceof SlidingContextError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new SlidingContextError('INVALID_INPUT', `Cannot read ${file}: ${reason}.`, { cause: error });
+    throw new SlidingContextError('INPUT_UNREADABLE', `Cannot read ${file}: ${reason}.`, { cause: error });
   }
   const source = file === '-' ? 'stdin' : file;
   return readTranscript(parseJsonLines(lines, source), { format, strict: flags.strict, source });
@@ -95,7 +95,7 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
   if (flags.sync === true && flags.agent === undefined) {
-    throw new SlidingContextError('INVALID_INPUT', 'import --sync: name the agent to sync with --agent <id>.');
+    throw new SlidingContextError('INVALID_OPTION', 'import --sync: name the agent to sync with --agent <id>.');
   }
   const interrupt = new AbortController();
   let importing: Promise<void> | undefined;

@@ -52,7 +52,7 @@ describe('import --sync', () => {
     expect(crossed).toMatchObject({ format: 'openai-chat', messages: 2 });
     const otherSystem = buildRequest('openai-chat', { model: 'gpt-4o', system: 'You are a pirate.', tools: neutral.tools, messages: [...later, { role: 'user', content: 'More?' }] });
     await expect(runCli(['import', '-', '--agent', agentId, '--sync', ...flags], { stdin: JSON.stringify(otherSystem) })).rejects.toMatchObject({ code: 'SYNC_SETTINGS_CHANGED' });
-    await expect(runCli(['import', 'turn-2.json', '--sync', ...flags], { files })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('--agent') });
+    await expect(runCli(['import', 'turn-2.json', '--sync', ...flags], { files })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('--agent') });
 
     // Nothing refused was stored: the agent holds the conversation once, in order, and its system prompt.
     const store = await HistoryStore.open({ dataDir });

@@ -118,7 +118,7 @@ describe('import of agent transcripts', () => {
 
   it('--strict imports nothing when a line is broken, and says which', async () => {
     const flags = store('strict');
-    await expect(importFile('session.jsonl', flags, ['--strict'])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/session\.jsonl line 13: not valid JSON.*nothing was imported \(--strict\)/) });
+    await expect(importFile('session.jsonl', flags, ['--strict'])).rejects.toMatchObject({ code: 'INVALID_TRANSCRIPT', message: expect.stringMatching(/session\.jsonl line 13: not valid JSON.*nothing was imported \(--strict\)/) });
     const clean = fixture('claude-code-session.jsonl').split('\n').filter((_, index) => index !== 12).join('\n');
     await expect(runCli(['import', '-', '--strict', '--format', 'claude-code', ...flags], { stdin: clean })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT', message: expect.stringMatching(/^stdin line 18: messages\[\d+\]\.content\[0\]\.tool_use_id: no earlier tool_use/) });
     // Nothing was imported, so not even a store was made.
@@ -129,7 +129,7 @@ describe('import of agent transcripts', () => {
     const flags = store('detect');
     const { stdout } = await runCli(['import', '-', '--json', ...flags], { stdin: fixture('codex-rollout.jsonl') });
     expect(JSON.parse(stdout)).toMatchObject({ format: 'codex', detected: true });
-    await expect(runCli(['import', '-', ...flags], { stdin: '{"a":1}\n{"b":2}\n' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('neither a Claude Code session nor a Codex rollout') });
+    await expect(runCli(['import', '-', ...flags], { stdin: '{"a":1}\n{"b":2}\n' })).rejects.toMatchObject({ code: 'UNKNOWN_FORMAT', message: expect.stringContaining('neither a Claude Code session nor a Codex rollout') });
   });
 
   it('shows a progress bar while reading a large transcript on a terminal', async () => {

@@ -84,7 +84,7 @@ describe('the store commands', () => {
   it('compact --summarizer llm asks the model behind --base-url, and names the missing key without one', async () => {
     const flags = store('compact-llm');
     const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: example })).stdout) as { agentId: string };
-    await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('OPENAI_API_KEY') });
+    await expect(runCli(['compact', agentId, '--summarizer', 'llm', ...flags])).rejects.toMatchObject({ code: 'MISSING_API_KEY', message: expect.stringContaining('OPENAI_API_KEY') });
     const recorded = readFileSync(new URL('../../providers/__fixtures__/summaries/openai-summary.json', import.meta.url), 'utf8');
     const server = await startLoopbackServer(() => JSON.parse(recorded) as { status: number; body: unknown });
     try {

@@ -1,5 +1,5 @@
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
-import type { StoredSummary } from '../../condense/stored-summary.js';
+import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
   type ExchangeHistory,
   type OutlinePlanOptions,
@@ -244,7 +244,7 @@ export async function runAgentEventCommand(
   io: CliIo,
 ): Promise<void> {
   if (label !== undefined && label.trim() === '') {
-    throw new SlidingContextError('INVALID_INPUT', `${action}: the label is empty; give a label with at least one visible character, e.g. before-refactor.`);
+    throw new SlidingContextError('INVALID_OPTION', `${action}: the label is empty; give a label with at least one visible character, e.g. before-refactor.`);
   }
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {

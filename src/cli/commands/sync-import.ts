@@ -85,7 +85,7 @@ export async function planSyncImport(store: HistoryStore, agentId: string, input
   const [rows, meta] = await Promise.all([store.history(agentId), store.agentMeta(agentId)]);
   const held = splitLeadingSystem(applyEvents(rows.map((entry) => entry.message)));
   const bodyEvents = input.messages.findIndex((message) => message.role === 'event');
-  if (bodyEvents !== -1) throw new SlidingContextError('INVALID_INPUT', `import --sync: messages[${bodyEvents}] is an event; a body to sync holds only the messages a model is sent.`);
+  if (bodyEvents !== -1) throw new SlidingContextError('INVALID_REQUEST_BODY', `import --sync: messages[${bodyEvents}] is an event; a body to sync holds only the messages a model is sent.`);
   const body = splitLeadingSystem(input.messages.filter((message): message is ModelMessage => message.role !== 'event'));
   const settings = agentSettings(meta);
   const agentSystem = [...(settings.system === undefined ? [] : [settings.system]), ...held.system].join('\n\n');

@@ -113,12 +113,12 @@ describe('sliding-context window', () => {
 
 describe('sliding-context window, bad input', () => {
   const cases: [string, string[], Parameters<typeof runCli>[1], string, RegExp][] = [
-    ['an unreadable file', ['missing.json'], {}, 'INVALID_INPUT', /Cannot read missing\.json/],
+    ['an unreadable file', ['missing.json'], {}, 'INPUT_UNREADABLE', /Cannot read missing\.json/],
     [
       'invalid JSON',
       ['-'],
       { stdin: '{"messages": [' },
-      'INVALID_INPUT',
+      'INVALID_JSON',
       /stdin is not valid JSON/,
     ],
     [
@@ -160,10 +160,10 @@ describe('sliding-context window, bad input', () => {
       'an object without messages',
       ['-'],
       { stdin: '{"system":"x"}' },
-      'INVALID_INPUT',
+      'UNKNOWN_FORMAT',
       /Cannot tell the format of the input/,
     ],
-    ['an unknown --format', ['-', '--format', 'cohere'], { stdin: '[]' }, 'INVALID_INPUT', /--format must be auto or one of neutral, openai-chat/],
+    ['an unknown --format', ['-', '--format', 'cohere'], { stdin: '[]' }, 'INVALID_OPTION', /--format must be auto or one of neutral, openai-chat/],
   ];
   it.each(cases)('rejects %s with a clear error', async (_name, args, options, code, message) => {
     await expect(runCli(['window', ...args], options)).rejects.toMatchObject({

@@ -1,3 +1,4 @@
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { CountTokensParameters } from '@google/genai';
 import type { PreflightCount } from '../_remote-count.js';
 import { buildGoogleRequest } from './build-google-request.js';
@@ -21,7 +22,7 @@ export const googlePreflightCount: PreflightCount<GoogleCountClient> = (client, 
     ...(hasPreamble ? { estimatedPart: counter.countPreamble({ ...target, system: request.system, tools: request.tools }) } : {}),
     call: async () => {
       const { totalTokens } = await client.models.countTokens(body);
-      if (totalTokens === undefined) throw new Error('the response has no totalTokens');
+      if (totalTokens === undefined) throw new SlidingContextError('UNEXPECTED_RESPONSE', 'the count answer has no totalTokens');
       return totalTokens;
     },
   };
