@@ -5,6 +5,7 @@ import type { HistoryStore } from '../../store/history-store.js';
 import { ChatSession } from '../chat/chat-session.js';
 import { chatToolDefinitions } from '../chat/chat-tools.js';
 import type { CliIo } from '../cli-io.js';
+import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
@@ -137,6 +138,7 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
  * restart; slash commands are events in the stored history.
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
+  requireAgentName(flags.name, 'chat');
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('INVALID_INPUT', 'chat needs a terminal.');
   const provider = flags.provider ?? 'openai';

@@ -6,6 +6,7 @@ import { applyEvents } from '../../message/apply-events.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../../providers/transcripts/read-transcript.js';
 import { parseJsonLines, type Transcript, type TranscriptFormat } from '../../providers/transcripts/transcript.js';
 import type { CliIo } from '../cli-io.js';
+import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
@@ -94,6 +95,7 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  * commits rolls it back, and the process exits 130 or 143 once it has.
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
+  requireAgentName(flags.name, 'import');
   if (flags.sync === true && flags.agent === undefined) {
     throw new SlidingContextError('INVALID_INPUT', 'import --sync: name the agent to sync with --agent <id>.');
   }
