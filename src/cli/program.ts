@@ -160,6 +160,7 @@ export function createProgram(io: CliIo): Command {
     .argument('<agent>', 'agent id')
     .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
     .option('--out <file>', 'write to this file instead of stdout')
+    .option('--model <name>', 'the model a provider body names (default: the agent\'s; for another provider\'s format, its default: gpt-4o, claude-sonnet-4-6 or gemini-2.5-flash)')
     .action(async (agent: string, options: ExportFlags) => {
       const { runExportCommand } = await import('./commands/export-command.js');
       await runExportCommand(agent, options, io);

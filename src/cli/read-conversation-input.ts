@@ -121,7 +121,8 @@ export function inputJson(input: ConversationInput): { format: WireFormat; trans
   return { format: input.format, ...(input.transcript === undefined ? {} : { transcript: input.transcript }) };
 }
 
-const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {
+/** The provider whose API a wire format is, if one. */
+export const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {
   'neutral': undefined,
   'openai-chat': 'openai',
   'openai-responses': 'openai',
