@@ -56,7 +56,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
   const request = buildRequest(input.format, { model, system: input.system, tools: input.tools, messages: plan.messages, options: input.options });
   if (options.body) {
     io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    if (input.detected) io.stderr.write(`format: ${input.format} (detected)\n`);
+    if (input.detected) io.stderr.write(`format: ${describeInput(input)}\n`);
     return;
   }
   if (options.json) {

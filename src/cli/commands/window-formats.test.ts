@@ -116,6 +116,7 @@ describe('window, count and import on the files people have', () => {
     const text = await runCli(['window', 'parallel.jsonl', '--budget', '100000'], { files });
     // The human report names the input as --json does: the wire format, then the transcript it came from.
     expect(text.stdout).toMatch(/^sliding-context window · anthropic \(claude-code transcript, detected\) input · anthropic\//);
+    expect((await runCli(['window', 'parallel.jsonl', '--body'], { files })).stderr).toMatch(/^format: anthropic \(claude-code transcript, detected\)$/m);
     const given = await runCli(['count', 'parallel.jsonl', '--format', 'claude-code'], { files });
     expect(given.stdout).toMatch(/^sliding-context count · anthropic \(claude-code transcript\) input · /);
     const counted = await runCli(['count', 'rollout.jsonl', '--json'], { files });
