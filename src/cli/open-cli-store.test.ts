@@ -3,7 +3,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServerDatabase } from '../testing/server-database.js';
 import { runCli } from './_test-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,4 +95,45 @@ describe('commands that read, or need an agent that exists, on a folder that hol
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(`${missing}.lock`)).toBe(false);
   });
+});
+
+describe('commands that read, or need an agent that exists, on a server database that holds no store', () => {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl === undefined || serverUrl === '') {
+    it.skip('skipped: DATABASE_URL is not set (CI sets it to the local server)', () => undefined);
+    return;
+  }
+
+  it('say there is no store (NO_STORE), naming the database and server, and create no table there', async () => {
+    const database = await createServerDatabase(serverUrl, 'readers');
+    const tables = async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query<{ name: string }>(`select table_name as name from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')`)).rows.map((row) => row.name);
+      } finally {
+        await client.end();
+      }
+    };
+    try {
+      const agentId = '00000000-0000-4000-8000-000000000000';
+      const name = new URL(database.url).pathname.slice(1);
+      const commands = [['agents'], ['agents', '--json'], ['history', agentId], ['window', '--agent', agentId], ['marks', agentId], ['export', agentId], ['mark', agentId, 'label'], ['fork', agentId], ['import', '-', '--agent', agentId]];
+      for (const args of commands) {
+        await expect(runCli([...args, '--database-url', database.url], { stdin: '[]' }), args.join(' ')).rejects.toMatchObject({
+          code: 'NO_STORE',
+          message: expect.stringMatching(new RegExp(`^There is no store in the database ${name} at 127\\.0\\.0\\.1:\\d+ \\(it holds no sliding-context tables\\); check --database-url \\(or DATABASE_URL\\)`)),
+        });
+      }
+      // DATABASE_URL the same as the flag.
+      await expect(runCli(['agents'], { env: { DATABASE_URL: database.url } })).rejects.toMatchObject({ code: 'NO_STORE' });
+      expect(await tables()).toEqual([]);
+      // A command that creates an agent creates the store; the readers then read it.
+      await runCli(['import', '-', '--database-url', database.url], { stdin: JSON.stringify([{ role: 'user', content: 'hello' }]) });
+      expect(await tables()).toContain('agents');
+      expect(JSON.parse((await runCli(['agents', '--json'], { env: { DATABASE_URL: database.url } })).stdout)).toHaveLength(1);
+    } finally {
+      await database.drop();
+    }
+  }, 120_000);
 });

@@ -13,13 +13,14 @@ export interface StoreFlags {
  * The store the flags and environment name, a flag first: `--database-url`, `--data-dir`, then
  * `DATABASE_URL`, `SLIDING_CONTEXT_DATA_DIR`, else the data home. The config file's setting
  * arrives as a flag when neither a flag nor an env var names a store (see `applyCliSettings`).
- * `create: false` (read-only commands) refuses a directory that holds no store yet.
+ * `create: false` (read-only commands) refuses a directory or a server database that holds no
+ * store yet, creating nothing there.
  */
 export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
   const create = options.create === false ? { create: false } : {};
-  if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl };
+  if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl, ...create };
   if (flags.dataDir) return { dataDir: flags.dataDir, ...create };
-  if (io.env.DATABASE_URL) return { databaseUrl: io.env.DATABASE_URL };
+  if (io.env.DATABASE_URL) return { databaseUrl: io.env.DATABASE_URL, ...create };
   return { dataDir: io.env.SLIDING_CONTEXT_DATA_DIR || defaultDataDir(io.env), ...create };
 }
 

@@ -88,9 +88,9 @@ export function createProgram(io: CliIo): Command {
     .description('Replay a bundled 160-exchange coding-agent session through a conversation on the embedded PGlite, and show the window slide.')
     .option('--budget <tokens>', 'token budget, or "model" (default: 16000, small so that the window slides)')
     .option('--provider <name>', `provider to count for (default: ${DEFAULT_PROVIDER})`)
-    .option('--model <name>', `model to count for (default: ${DEFAULT_MODEL})`)
+    .option('--model <name>', 'model to count for (default: the provider\'s: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
     .option('--data-dir <dir>', 'keep the replayed agent in this PGlite directory (default: in memory, gone when the demo ends)')
-    .option('--exchanges <count>', 'replay only the first N exchanges of the session (default: all 160)')
+    .option('--exchanges <count>', 'replay only the first N exchanges of the session, at most 160 (default: all 160)')
     .option('--json', 'print the totals and the summary as JSON')
     .addHelpText('after', '\nExamples:\n  sliding-context demo\n  sliding-context demo --provider anthropic --budget 30000 --data-dir ./demo-store')
     .action(async (options: DemoFlags) => {
@@ -160,6 +160,7 @@ export function createProgram(io: CliIo): Command {
     .argument('<agent>', 'agent id')
     .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
     .option('--out <file>', 'write to this file instead of stdout')
+    .option('--model <name>', 'the model a provider body names (default: the agent\'s; for another provider\'s format, its default: gpt-4o, claude-sonnet-4-6 or gemini-2.5-flash)')
     .action(async (agent: string, options: ExportFlags) => {
       const { runExportCommand } = await import('./commands/export-command.js');
       await runExportCommand(agent, options, io);

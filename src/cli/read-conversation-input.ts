@@ -107,12 +107,23 @@ export async function readConversationInput(io: CliIo, file: string | undefined,
   };
 }
 
-/** How a command names its input: `anthropic (detected)`, `claude-code transcript (detected)`. */
+/**
+ * How a command names its input, by the wire format its `--json` gives as `format`, and the
+ * transcript it was read from as `transcript`: `anthropic (detected)`, `anthropic (claude-code
+ * transcript, detected)`.
+ */
 export function describeInput(input: ConversationInput): string {
-  return `${input.transcript === undefined ? input.format : `${input.transcript} transcript`}${input.detected ? ' (detected)' : ''}`;
+  const notes = [...(input.transcript === undefined ? [] : [`${input.transcript} transcript`]), ...(input.detected ? ['detected'] : [])];
+  return `${input.format}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
-const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {
+/** The `--json` fields that name the input: `format`, and `transcript` when it was one. */
+export function inputJson(input: ConversationInput): { format: WireFormat; transcript?: TranscriptFormat } {
+  return { format: input.format, ...(input.transcript === undefined ? {} : { transcript: input.transcript }) };
+}
+
+/** The provider whose API a wire format is, if one. */
+export const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {
   'neutral': undefined,
   'openai-chat': 'openai',
   'openai-responses': 'openai',

@@ -17,6 +17,8 @@ describe('parseDatabaseUrl', () => {
     ['postgres://u:se%cret@localhost/x', /password/],
     ['postgres://u:secret@bad host/x', /./],
     ['mysql://u:secret@localhost/x', /not postgres:\/\//],
+    ['postgres://u:secret@localhost:70000/x', /has port 70000, out of range: a port is 1 to 65535/],
+    ['postgres://u:secret@[::1]:65536', /has port 65536, out of range/],
   ])('refuses %s with INVALID_DATABASE_URL, never echoing it', (url, reason) => {
     let caught: unknown;
     try {

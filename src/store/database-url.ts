@@ -29,6 +29,12 @@ function invalid(problem: string): SlidingContextError {
   );
 }
 
+/** The port a URL-shaped text gives after its host when it is above 65535, which `URL` refuses outright. */
+function outOfRangePort(url: string): string | undefined {
+  const port = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]/?#]*\]|[^:/?#@]*):(\d+)(?:[/?#]|$)/.exec(url)?.[1];
+  return port !== undefined && Number(port) > 65535 ? port.replace(/^0+(?=\d)/, '') : undefined;
+}
+
 /**
  * Checks a PostgreSQL URL before anything connects with it, and tells where it points without
  * its password. `pg` itself would read `not a url` as a path and try a host named `base`.
@@ -39,7 +45,8 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   try {
     parsed = new URL(url);
   } catch {
-    throw invalid('is not a URL');
+    const port = outOfRangePort(url);
+    throw invalid(port === undefined ? 'is not a URL' : `has port ${port}, out of range: a port is 1 to 65535`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw invalid(`starts with "${parsed.protocol}//", not postgres:// or postgresql://`);

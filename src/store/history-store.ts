@@ -111,12 +111,19 @@ function validateAppend(messages: readonly Message[], options: AppendOptions): M
     // Counts without the model they are for, or not one per message, would be stored wrong.
     throw new SlidingContextError('INVALID_OPTION', `append: counts need a countTarget and one entry per message (${validated.length}); got ${options.counts.length}${options.countTarget === undefined ? ' and no countTarget' : ''}.`);
   }
+  const badDate = options.createdAt?.some((date) => date !== undefined && Number.isNaN(date.getTime())) === true;
+  if (options.createdAt !== undefined && (options.createdAt.length !== validated.length || badDate)) {
+    throw new SlidingContextError('INVALID_OPTION', `append: createdAt needs one entry per message (${validated.length}), each a valid date or undefined; got ${options.createdAt.length}.`);
+  }
   requireStorableIdentifiers(validated, options.idempotencyKey);
   return validated;
 }
 
-/** The row a message is stored as, at `seq`; `idempotencyKey` goes on the first row of a batch only. */
-function messageRow(key: AgentKey, seq: number, message: Message, count: StoredCount | null, idempotencyKey: string | null) {
+/**
+ * The row a message is stored as, at `seq`; `idempotencyKey` goes on the first row of a batch
+ * only; `createdAt` is when it was first written, for a history brought back (else now).
+ */
+function messageRow(key: AgentKey, seq: number, message: Message, count: StoredCount | null, idempotencyKey: string | null, createdAt?: Date) {
   const body = encodeStoredJson(message);
   const starts = startsExchange(message);
   return {
@@ -134,6 +141,7 @@ function messageRow(key: AgentKey, seq: number, message: Message, count: StoredC
     // A display string: NUL or a lone surrogate in it is replaced; the body keeps them.
     title: starts ? storableDisplayText(exchangeTitle(message)) : null,
     idempotency_key: idempotencyKey,
+    ...(createdAt === undefined ? {} : { created_at: createdAt }),
   };
 }
 
@@ -222,6 +230,8 @@ export interface AppendOptions {
   readonly onProgress?: ((written: number, total: number) => void) | undefined;
   /** Aborting it before the append commits rolls it back: nothing is stored, and it fails with `ABORTED`. */
   readonly signal?: AbortSignal | undefined;
+  /** When each message was first written (undefined: now), for a history brought back from an export. */
+  readonly createdAt?: readonly (Date | undefined)[] | undefined;
 }
 
 /** What `append` wrote. */
@@ -420,7 +430,7 @@ export class HistoryStore {
             const count = target === null ? null : (options.counts?.[index] ?? null);
             const stored = count && target !== null ? { ...count, target } : null;
             // Only the first row carries the key: the unique index allows one per agent.
-            return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null);
+            return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
           }),
         )
         .execute();

@@ -2,20 +2,24 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { DatabaseSchema } from './database-schema.js';
+import { parseDatabaseUrl } from './database-url.js';
 import { checkStoreDirectory } from './check-store-directory.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
-import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
- * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory
- * with `create: false` must hold a store already (read-only commands create nothing).
+ * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory or
+ * a database with `create: false` must hold a store already (read-only commands create nothing).
  */
-export type StoreLocation = { readonly dataDir: string; readonly create?: boolean } | { readonly databaseUrl: string } | { readonly memory: true };
+export type StoreLocation =
+  | { readonly dataDir: string; readonly create?: boolean }
+  | { readonly databaseUrl: string; readonly create?: boolean }
+  | { readonly memory: true };
 
 /** The open database and how to close it. */
 export interface OpenDatabase {
@@ -26,17 +30,28 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
-/** True when the newest migration is applied: one indexed read instead of the migrator's checks. */
-async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
+/**
+ * Whether the database holds a store, and one with the newest migration applied (`current`) or
+ * an older one (`behind`); `none` when it holds no store yet. One indexed read instead of the
+ * migrator's checks.
+ */
+async function storeSchemaState(db: Kysely<DatabaseSchema>): Promise<'current' | 'behind' | 'none'> {
   try {
     const applied = await db.selectFrom('kysely_migration').select('name').where('name', '=', latestMigration).executeTakeFirst();
-    return applied !== undefined;
+    return applied === undefined ? 'behind' : 'current';
   } catch (error) {
     // No migrations table yet (undefined_table): a new store. Anything else, such as a directory
     // PGlite cannot start on, is no reason to drop the saved views: it is the store's failure.
-    if (typeof error === 'object' && error !== null && 'code' in error && error.code === '42P01') return false;
+    if (typeof error === 'object' && error !== null && 'code' in error && error.code === '42P01') return 'none';
     throw error;
   }
+}
+
+/** The refusal of a read-only command on a server database that holds no store: nothing is created there. */
+function noServerStore(databaseUrl: string): SlidingContextError {
+  const target = parseDatabaseUrl(databaseUrl);
+  const database = target.database === undefined ? 'the database' : `the database ${target.database}`;
+  return new SlidingContextError('NO_STORE', `There is no store in ${database} at ${target.server} (it holds no sliding-context tables); check --database-url (or DATABASE_URL), or create one with \`sliding-context import\` or \`chat\`.`);
 }
 
 /**
@@ -107,7 +122,9 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   };
   const dataDir = 'dataDir' in location ? location.dataDir : undefined;
   try {
-    if (!(await isCurrent(db))) {
+    const state = await storeSchemaState(db);
+    if (state === 'none' && 'databaseUrl' in location && location.create === false) throw noServerStore(location.databaseUrl);
+    if (state !== 'current') {
       // Views saved under an older schema may not hold what the new one gives.
       if (dataDir !== undefined) dropSavedViews(dataDir);
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();

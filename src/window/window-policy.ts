@@ -81,6 +81,12 @@ export const WINDOW_POLICY_SCHEMA: z.ZodType<WindowPolicy> = windowPolicySchema;
 export function validateWindowPolicy(value: unknown, source = 'policy'): WindowPolicy {
   const parsed = windowPolicySchema.safeParse(typeof value === 'string' ? { name: value } : value);
   if (parsed.success) return parsed.data;
+  const name: unknown = typeof value === 'string' ? value : typeof value === 'object' && value !== null && 'name' in value ? value.name : undefined;
+  if (typeof value === 'string' || (name !== undefined && !WINDOW_POLICY_NAMES.some((known) => known === name))) {
+    // An unknown name, in words rather than the schema's: the option, the value, the choices.
+    const field = typeof value === 'string' ? source : `${source}.name`;
+    throw new SlidingContextError('INVALID_POLICY', `${field}: ${JSON.stringify(name)} is not a window policy; use one of ${WINDOW_POLICY_NAMES.join(', ')}.`);
+  }
   const issue = parsed.error.issues[0];
   const field = [source, ...(issue?.path ?? [])].join('.');
   const hint = `one of ${WINDOW_POLICY_NAMES.join(', ')}`;

@@ -5,6 +5,8 @@ import type { HistoryStore } from '../../store/history-store.js';
 import { ChatSession } from '../chat/chat-session.js';
 import { chatToolDefinitions } from '../chat/chat-tools.js';
 import type { CliIo } from '../cli-io.js';
+import { requireAgentName } from '../agent-name-option.js';
+import { defaultModelFor } from '../default-model.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
@@ -25,7 +27,6 @@ export interface ChatFlags extends StoreCommandFlags {
   readonly name?: string | undefined;
 }
 
-const DEFAULT_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o', anthropic: 'claude-sonnet-4-6', google: 'gemini-2.5-flash' };
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
 const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com';
@@ -137,11 +138,12 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
  * restart; slash commands are events in the stored history.
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
+  requireAgentName(flags.name, 'chat');
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');
   const provider = flags.provider ?? 'openai';
   if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_OPTION', `--provider must be openai, anthropic or google; got "${provider}".`);
-  const model = flags.model ?? DEFAULT_MODELS[provider] ?? 'gpt-4o';
+  const model = flags.model ?? defaultModelFor(provider);
   const cwd = io.cwd ?? '.';
   const isTerminal = terminal.output.isTTY === true;
   const lines = createInterface({ input: terminal.input, output: terminal.output, terminal: isTerminal });

@@ -1,7 +1,7 @@
 import { applyEvents } from '../../message/apply-events.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
-import { describeInput, readConversationInput, resolveTarget } from '../read-conversation-input.js';
+import { describeInput, inputJson, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
 
 /** Flags of `sliding-context count`. */
@@ -23,7 +23,7 @@ export async function runCountCommand(file: string | undefined, options: CountCo
   const segments = [{ segment: 'preamble', ...preamble }, ...messageSegments];
   const total = counter.count({ ...target, request: { system: input.system, tools: input.tools, messages } });
   if (options.json) {
-    io.stdout.write(`${JSON.stringify({ format: input.format, ...target, tokens: total.tokens, exact: total.exact, method: total.method, segments }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ ...inputJson(input), ...target, tokens: total.tokens, exact: total.exact, method: total.method, segments }, null, 2)}\n`);
     return;
   }
   const width = Math.max(6, formatNumber(total.tokens).length);

@@ -26,4 +26,26 @@ describe('sliding-context demo', () => {
     expect(large).toMatchObject({ budgetTokens: 60_000, provider: 'anthropic', method: expect.stringContaining('estimate') });
     expect(large.exchangesInWindow).toBeGreaterThan(Number(small.exchangesInWindow));
   });
+
+  it('names the counting method in the text as --json does, and counts for the provider\'s own model by default', async () => {
+    for (const provider of ['openai', 'anthropic']) {
+      const args = ['demo', '--exchanges', '30', '--provider', provider];
+      const json = JSON.parse((await runCli([...args, '--json'])).stdout) as { method: string; exact: boolean; model: string };
+      const { stdout, stderr } = await runCli(args);
+      const footer = stdout.split('\n').find((line) => line.startsWith('Window ') && line.includes(' · '));
+      expect(footer).toMatch(new RegExp(` · ${json.method}${json.exact ? ' \\(exact\\)' : ''}$`));
+      expect(stdout).toMatch(new RegExp(`^Counting {3}${json.method} for ${provider}/${json.model}`, 'm'));
+      expect(stdout).not.toContain('stored summary count');
+      expect(json.model).toBe(provider === 'openai' ? 'gpt-4o' : 'claude-sonnet-4-6');
+      expect(stderr).not.toMatch(/Unknown model/);
+    }
+  });
+
+  it('refuses --exchanges above the 160 the bundled session has, naming the maximum', async () => {
+    await expect(runCli(['demo', '--exchanges', '500'])).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: '--exchanges: the bundled session has 160 exchanges; give at most 160 (or leave --exchanges out for all of them); got 500.',
+    });
+    expect(JSON.parse((await runCli(['demo', '--exchanges', '160', '--json'])).stdout)).toMatchObject({ exchanges: 160 });
+  });
 });

@@ -11,6 +11,7 @@ import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
+import { defaultModelFor } from '../default-model.js';
 import { print, renderAgentHistory } from './store-commands.js';
 
 /** The bundled session the demo replays: 160 exchanges of a coding agent at work. */
@@ -30,11 +31,14 @@ export interface DemoFlags {
   readonly json?: boolean | undefined;
 }
 
-/** The `--exchanges` flag: a whole number of at least 1, else all of them. */
-function exchangeLimit(value: string | undefined): number {
-  if (value === undefined) return Number.POSITIVE_INFINITY;
+/** The `--exchanges` flag: a whole number from 1 to the session's `available` exchanges, else all of them. */
+function exchangeLimit(value: string | undefined, available: number): number {
+  if (value === undefined) return available;
   const limit = Number(value);
   if (!Number.isInteger(limit) || limit < 1) throw new SlidingContextError('INVALID_OPTION', `--exchanges: expected a whole number of at least 1; got "${value}".`);
+  if (limit > available) {
+    throw new SlidingContextError('INVALID_OPTION', `--exchanges: the bundled session has ${formatNumber(available)} exchanges; give at most ${formatNumber(available)} (or leave --exchanges out for all of them); got ${value}.`);
+  }
   return limit;
 }
 
@@ -45,10 +49,11 @@ function exchangeLimit(value: string | undefined): number {
  * the rule, the summary of what was evicted, and the totals.
  */
 export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void> {
-  const limit = exchangeLimit(flags.exchanges);
   const session = parseConversationInput(await readFile(DEMO_SESSION, 'utf8'), 'the bundled session');
+  const sessionExchanges = detectExchanges(session.messages);
+  const exchanges = sessionExchanges.slice(0, exchangeLimit(flags.exchanges, sessionExchanges.length));
   const provider = flags.provider ?? 'openai';
-  const model = flags.model ?? 'gpt-4o';
+  const model = flags.model ?? defaultModelFor(provider);
   const budgetTokens = (await resolveCliBudget(io, flags.budget, { provider, model })) ?? DEMO_BUDGET_TOKENS;
   const counter = await loadCliCounter(io, provider, model);
   // In memory unless a directory is given, so that the demo leaves nothing behind.
@@ -65,7 +70,6 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
       if (event.type === 'exchange-evicted') evicted += event.exchanges;
       if (event.type === 'summary-created') summaries++;
     });
-    const exchanges = detectExchanges(session.messages).slice(0, limit);
     const leading = session.messages.slice(0, exchanges[0]?.firstMessage ?? session.messages.length);
     if (leading.length > 0) await conversation.append(leading);
     const bar = progressBar(io.stderrIsTerminal === true ? (text) => io.stderr.write(text) : undefined, 'replaying', exchanges.length);
@@ -101,7 +105,8 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
     const evictedCount = exchanges.length - totals.exchangesInWindow;
     const inWindow = formatCount(totals.exchangesInWindow, 'exchange');
     const lines = [
-      renderAgentHistory(conversation.agentId, view),
+      // The window's footer names the counting as the request's report does, as --json gives it.
+      renderAgentHistory(conversation.agentId, { ...view, plan: { ...view.plan, method: report.method, exact: report.exact } }),
       `Replayed   ${formatCount(exchanges.length, 'exchange')} (${formatCount(totals.storedMessages, 'message')}) turn by turn, budget ${formatNumber(budgetTokens)} tokens`,
       `Window     ${formatCount(totals.windowTokens, 'token')}: ${view.summary ? `the summary and ${inWindow}` : inWindow}`,
       `Stored     ${formatCount(totals.storedTokens, 'token')} in ${formatCount(totals.storedMessages, 'message')}: nothing was deleted`,

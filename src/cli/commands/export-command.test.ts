@@ -33,17 +33,86 @@ describe('export', () => {
     const { written, stderr } = await runCli(['export', agentId, '--out', 'agent.jsonl', ...flags]);
     expect(stderr).toBe(`exported 8 messages of ${agentId} as jsonl to agent.jsonl\n`);
     const text = written['agent.jsonl'] ?? '';
-    expect(text.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line) as unknown)).toEqual(history);
+    const lines = text.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line) as { createdAt: string });
+    expect(lines.map(({ createdAt: _, ...message }) => message)).toEqual(history);
+    expect(lines.every((line) => !Number.isNaN(Date.parse(line.createdAt)))).toBe(true);
     const { agentId: copy } = JSON.parse((await runCli(['import', 'agent.jsonl', '--json', ...flags], { files: { 'agent.jsonl': text } })).stdout) as { agentId: string };
 
     const wire = await runCli(['export', copy, '--format', 'anthropic', ...flags]);
     expect(JSON.parse(wire.stdout)).toMatchObject({ system: 'Be brief.', messages: [{ role: 'user' }, { role: 'assistant' }, { role: 'user' }, { role: 'assistant' }] });
-    expect(wire.stderr).toBe('note: anthropic cannot represent events: left out 1 mark, 1 rewind, 2 messages a clear or rewind hid; --format jsonl keeps them\n');
+    expect(wire.stderr).toBe([
+      'note: the agent\'s model openai/gpt-4o is for openai, not anthropic; the anthropic body names claude-sonnet-4-6, anthropic\'s default (--model chooses another)',
+      'note: anthropic cannot represent events: left out 1 mark, 1 rewind, 2 messages a clear or rewind hid; --format jsonl keeps them',
+      '',
+    ].join('\n'));
     const reopened = await HistoryStore.open({ dataDir });
     try {
       expect((await reopened.history(copy)).map((entry) => entry.message)).toEqual(history);
+      // When each message was written comes back too.
+      expect((await reopened.history(copy)).map((entry) => entry.createdAt)).toEqual((await reopened.history(agentId)).map((entry) => entry.createdAt));
     } finally {
       await reopened.close();
     }
+  }, 600_000);
+
+  it('jsonl of a forked agent keeps each createdAt and says where it was forked from; import reads it back the same', async () => {
+    const dataDir = join(directory, 'fork');
+    const flags = ['--data-dir', dataDir];
+    const store = await HistoryStore.open({ dataDir });
+    const root = await store.createAgent({ provider: 'openai', model: 'gpt-4o' });
+    await store.append(root, [{ role: 'user', content: 'ask one' }, { role: 'assistant', content: 'answer one' }]);
+    const child = await store.fork(root);
+    await store.append(child, [{ role: 'user', content: 'ask two' }, { role: 'assistant', content: 'answer two' }]);
+    const grandchild = await store.fork(child);
+    const before = await store.history(grandchild, { acrossClears: true });
+    await store.close();
+
+    const { stdout } = await runCli(['export', grandchild, ...flags]);
+    const [header, ...lines] = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(header).toMatchObject({ agentId: grandchild, forkedFrom: { agentId: child, seq: 2 } });
+    expect(lines.map((line) => (line.role === 'event' ? { [String(line.kind)]: line.data } : line.content))).toEqual([
+      'ask one',
+      'answer one',
+      { fork: { from: { agentId: root, seq: 2 }, agentId: child } },
+      'ask two',
+      'answer two',
+      { fork: { from: { agentId: child, seq: 2 }, agentId: grandchild } },
+    ]);
+    expect(lines.filter((line) => line.role !== 'event').map((line) => line.createdAt)).toEqual(before.map((entry) => entry.createdAt.toISOString()));
+
+    const { agentId: copy } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: stdout })).stdout) as { agentId: string };
+    const reopened = await HistoryStore.open({ dataDir });
+    try {
+      const after = await reopened.history(copy, { acrossClears: true });
+      expect(after.filter((entry) => entry.message.role !== 'event').map(({ message, createdAt }) => ({ message, createdAt }))).toEqual(before.map(({ message, createdAt }) => ({ message, createdAt })));
+      expect(after.filter((entry) => entry.message.role === 'event').map((entry) => entry.message)).toEqual([
+        { role: 'event', kind: 'fork', data: { from: { agentId: root, seq: 2 }, agentId: child } },
+        { role: 'event', kind: 'fork', data: { from: { agentId: child, seq: 2 }, agentId: grandchild } },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+    // Exported again, the copy gives the same lines: only its own id in the header differs.
+    const again = (await runCli(['export', copy, ...flags])).stdout.trimEnd().split('\n');
+    expect(again.slice(1).map((line) => JSON.parse(line) as unknown)).toEqual(lines);
+  }, 600_000);
+
+  it('a body in another provider\'s format names that provider\'s model, or --model, and says so on stderr', async () => {
+    const dataDir = join(directory, 'model');
+    const flags = ['--data-dir', dataDir];
+    const store = await HistoryStore.open({ dataDir });
+    const agentId = await store.createAgent({ provider: 'openai', model: 'gpt-4o' });
+    await store.append(agentId, [{ role: 'user', content: 'ask' }, { role: 'assistant', content: 'answer' }]);
+    await store.close();
+    const anthropic = await runCli(['export', agentId, '--format', 'anthropic', ...flags]);
+    expect(JSON.parse(anthropic.stdout)).toMatchObject({ model: 'claude-sonnet-4-6' });
+    expect(anthropic.stderr).toBe('note: the agent\'s model openai/gpt-4o is for openai, not anthropic; the anthropic body names claude-sonnet-4-6, anthropic\'s default (--model chooses another)\n');
+    const chosen = await runCli(['export', agentId, '--format', 'google', '--model', 'gemini-2.5-pro', '--json', ...flags]);
+    expect(JSON.parse(chosen.stdout)).toMatchObject({ format: 'google', model: 'gemini-2.5-pro' });
+    expect(chosen.stderr).toBe('note: the google body names gemini-2.5-pro (--model); the agent\'s model is openai/gpt-4o\n');
+    // The agent's own provider's format keeps its model, and says nothing.
+    const same = await runCli(['export', agentId, '--format', 'openai-responses', ...flags]);
+    expect(JSON.parse(same.stdout)).toMatchObject({ model: 'gpt-4o' });
+    expect(same.stderr).toBe('');
   }, 600_000);
 });

@@ -9,6 +9,8 @@ import type { StoreCommandFlags } from './store-commands.js';
 export interface ExportFlags extends StoreCommandFlags {
   readonly format?: string | undefined;
   readonly out?: string | undefined;
+  /** The model a wire format's body names (default: the agent's, else its provider's default). */
+  readonly model?: string | undefined;
 }
 
 /**
@@ -17,14 +19,16 @@ export interface ExportFlags extends StoreCommandFlags {
  */
 export async function runExportCommand(agentId: string, flags: ExportFlags, io: CliIo): Promise<void> {
   const format = parseExportFormat(flags.format);
-  const exported = await withCliStore(io, flags, (store) => exportAgentHistory(store, agentId, format), { create: false });
+  const exported = await withCliStore(io, flags, (store) => exportAgentHistory(store, agentId, format, { model: flags.model }), { create: false });
+  if (exported.body?.note !== undefined) io.stderr.write(`note: ${exported.body.note}\n`);
+  const model = exported.body === undefined ? {} : { model: exported.body.model };
   const leftOut = Object.entries(exported.eventsLeftOut).map(([kind, count]) => `${formatNumber(count)} ${kind}`);
   const note = leftOut.length === 0 && exported.hiddenMessagesLeftOut === 0
     ? undefined
     : `${format} cannot represent events: left out ${[...leftOut, ...(exported.hiddenMessagesLeftOut > 0 ? [`${formatNumber(exported.hiddenMessagesLeftOut)} messages a clear or rewind hid`] : [])].join(', ')}; --format jsonl keeps them`;
   if (flags.out === undefined) {
     if (flags.json) {
-      io.stdout.write(`${JSON.stringify({ agentId, format, messages: exported.messages, eventsLeftOut: exported.eventsLeftOut, hiddenMessagesLeftOut: exported.hiddenMessagesLeftOut, text: exported.text }, null, 2)}\n`);
+      io.stdout.write(`${JSON.stringify({ agentId, format, ...model, messages: exported.messages, eventsLeftOut: exported.eventsLeftOut, hiddenMessagesLeftOut: exported.hiddenMessagesLeftOut, text: exported.text }, null, 2)}\n`);
     } else io.stdout.write(exported.text);
     if (note !== undefined) io.stderr.write(`note: ${note}\n`);
     return;
@@ -36,7 +40,7 @@ export async function runExportCommand(agentId: string, flags: ExportFlags, io: 
     throw new SlidingContextError('OUTPUT_UNWRITABLE', `--out: cannot write ${flags.out}: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
   }
   const { messages, eventsLeftOut, hiddenMessagesLeftOut } = exported;
-  const summary = { agentId, format, out: flags.out, messages, eventsLeftOut, hiddenMessagesLeftOut };
+  const summary = { agentId, format, ...model, out: flags.out, messages, eventsLeftOut, hiddenMessagesLeftOut };
   if (flags.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else io.stderr.write(`exported ${formatNumber(exported.messages)} messages of ${agentId} as ${format} to ${flags.out}${note === undefined ? '' : `\nnote: ${note}`}\n`);
 }

@@ -4,7 +4,8 @@ import { agentSettings } from '../../conversation/agent-settings.js';
 import type { Message } from '../../message/message.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { parseConversationInput } from '../read-conversation-input.js';
-import { exportAgentHistory, readExportLines } from './export-history.js';
+import { exportAgentHistory } from './export-history.js';
+import { readExportLines } from './history-jsonl.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../../providers/__fixtures__/${path}`, import.meta.url), 'utf8');
 /** One fixture of each wire format, as providers send them. */

@@ -1,26 +1,16 @@
-import { z } from 'zod';
 import { agentSettings } from '../../conversation/agent-settings.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { applyEvents } from '../../message/apply-events.js';
-import { type Message, messageSchema } from '../../message/message.js';
-import { parseToolDefinitions } from '../../message/parse-messages.js';
 import { buildRequest, type WireFormat, wireFormats } from '../../providers/wire-format.js';
-import type { HistoryStore } from '../../store/history-store.js';
+import { formatAgentId, parseAgentId } from '../../store/agent-id.js';
+import type { HistoryStore, TimelineFork } from '../../store/history-store.js';
+import { defaultModelFor } from '../default-model.js';
+import { providerOfFormat } from '../read-conversation-input.js';
+import { historyJsonl } from './history-jsonl.js';
 
 /** The formats `export` writes: a provider body (or the neutral one), or JSONL with every event. */
 export const EXPORT_FORMATS = [...wireFormats, 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** The first line of a JSONL export: what the agent was, beside its messages. */
-const exportHeaderSchema = z.looseObject({
-  'sliding-context': z.literal('export'),
-  'version': z.literal(1),
-  'agentId': z.string(),
-  'provider': z.string().optional(),
-  'model': z.string().optional(),
-  'system': z.string().optional(),
-  'tools': z.array(z.unknown()).optional(),
-});
 
 /** What an export wrote, and what of the history its format could not hold. */
 export interface ExportedHistory {
@@ -31,6 +21,26 @@ export interface ExportedHistory {
   readonly eventsLeftOut: Readonly<Record<string, number>>;
   /** Messages a clear or rewind hid, which a wire format leaves out. */
   readonly hiddenMessagesLeftOut: number;
+  /** A wire format's body: the model it names, and why, when that is not the agent's. */
+  readonly body?: { readonly model: string; readonly note: string | undefined } | undefined;
+}
+
+/**
+ * The model a body in `format` names: `--model` when given, else the agent's, unless that is
+ * another provider's (an OpenAI agent exported as an Anthropic body): then the format's
+ * provider's default, with a note that says so.
+ */
+function bodyModel(format: WireFormat, agent: { provider: string | undefined; model: string | undefined }, modelFlag: string | undefined) {
+  const formatProvider = providerOfFormat[format];
+  const agentModel = agent.model === undefined ? undefined : `${agent.provider ?? 'unknown'}/${agent.model}`;
+  if (modelFlag !== undefined) {
+    return { model: modelFlag, note: modelFlag === agent.model ? undefined : `the ${format} body names ${modelFlag} (--model)${agentModel === undefined ? '' : `; the agent's model is ${agentModel}`}` };
+  }
+  if (formatProvider !== undefined && agent.provider !== undefined && agent.provider !== formatProvider) {
+    const model = defaultModelFor(formatProvider);
+    return { model, note: `the agent's model ${agentModel ?? agent.provider} is for ${agent.provider}, not ${formatProvider}; the ${format} body names ${model}, ${formatProvider}'s default (--model chooses another)` };
+  }
+  return { model: agent.model ?? defaultModelFor(formatProvider ?? 'openai'), note: undefined };
 }
 
 /** The format `--format` names, or `INVALID_OPTION`. */
@@ -40,12 +50,30 @@ export function parseExportFormat(value: string | undefined): ExportFormat {
   return format;
 }
 
+/** The forks that lead to an agent, root side first: none for a root. */
+async function forksAlongPath(store: HistoryStore, agentId: string): Promise<TimelineFork[]> {
+  const { forks } = await store.timeline(agentId, { acrossClears: true });
+  const path: TimelineFork[] = [];
+  let child = formatAgentId(parseAgentId(agentId));
+  for (let fork = forks.find((each) => each.childId === child); fork; fork = forks.find((each) => each.childId === child)) {
+    path.unshift(fork);
+    child = fork.parentId;
+  }
+  return path;
+}
+
 /**
  * An agent's whole history (back across clears, its ancestors' part included) as text: JSONL
  * has a header line, then one neutral message a line, events included; a wire format is the body
- * of what the model sees now, with the agent's system prompt and tools.
+ * of what the model sees now, with the agent's system prompt and tools, for `options.model` or
+ * a model of the format's provider (see {@link bodyModel}).
  */
-export async function exportAgentHistory(store: HistoryStore, agentId: string, format: ExportFormat): Promise<ExportedHistory> {
+export async function exportAgentHistory(
+  store: HistoryStore,
+  agentId: string,
+  format: ExportFormat,
+  options: { readonly model?: string | undefined } = {},
+): Promise<ExportedHistory> {
   const [rows, meta] = await Promise.all([store.history(agentId, { acrossClears: true }), store.agentMeta(agentId)]);
   const settings = agentSettings(meta);
   const provider = typeof meta.provider === 'string' ? meta.provider : undefined;
@@ -53,64 +81,20 @@ export async function exportAgentHistory(store: HistoryStore, agentId: string, f
   const history = rows.map((row) => row.message);
   if (format === 'jsonl') {
     const header = {
-      'sliding-context': 'export',
-      'version': 1,
       agentId,
       ...(provider === undefined ? {} : { provider }),
       ...(model === undefined ? {} : { model }),
       ...(settings.system === undefined ? {} : { system: settings.system }),
       ...(settings.tools === undefined ? {} : { tools: settings.tools }),
     };
-    const text = `${[header, ...history].map((line) => JSON.stringify(line)).join('\n')}\n`;
-    return { text, format, messages: history.length, eventsLeftOut: {}, hiddenMessagesLeftOut: 0 };
+    const { text, lines } = historyJsonl(header, rows, await forksAlongPath(store, agentId));
+    return { text, format, messages: lines, eventsLeftOut: {}, hiddenMessagesLeftOut: 0 };
   }
   const visible = applyEvents(history);
   const eventsLeftOut: Record<string, number> = {};
   for (const message of history) if (message.role === 'event') eventsLeftOut[message.kind] = (eventsLeftOut[message.kind] ?? 0) + 1;
   const sent = history.filter((message) => message.role !== 'event').length;
-  const body = buildRequest(format, { model: model ?? 'gpt-4o', system: settings.system, tools: settings.tools, messages: visible });
-  return { text: `${JSON.stringify(body, null, 2)}\n`, format, messages: visible.length, eventsLeftOut, hiddenMessagesLeftOut: sent - visible.length };
-}
-
-/** True when the first line of a file is a JSONL export's header. */
-export function isExportHeader(line: string | undefined): boolean {
-  if (line === undefined || !line.includes('"sliding-context"')) return false;
-  try {
-    return exportHeaderSchema.safeParse(JSON.parse(line)).success;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Reads a JSONL export back: the header's system prompt, tools and model, and the messages with
- * their events, as they were stored.
- * @throws SlidingContextError `INVALID_TRANSCRIPT` naming the line that is not a message.
- */
-export function readExportLines(lines: readonly string[], source: string) {
-  const [first, ...rest] = lines;
-  const header = exportHeaderSchema.safeParse(JSON.parse(first ?? 'null'));
-  if (!header.success) throw new SlidingContextError('INVALID_TRANSCRIPT', `${source} line 1: not a sliding-context export header; export one with \`sliding-context export <agent> --format jsonl\`.`);
-  const messages: Message[] = [];
-  rest.forEach((line, index) => {
-    if (line.trim() === '') return;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      json = undefined;
-    }
-    const parsed = messageSchema.safeParse(json);
-    if (!parsed.success) throw new SlidingContextError('INVALID_TRANSCRIPT', `${source} line ${index + 2}: not a message (${parsed.error.issues[0]?.message ?? 'invalid'}); nothing was imported.`);
-    messages.push(parsed.data);
-  });
-  const { system, tools, model } = header.data;
-  return {
-    format: 'neutral' as WireFormat,
-    detected: true,
-    system,
-    tools: tools === undefined ? undefined : parseToolDefinitions(tools, `${source} line 1 tools`),
-    messages,
-    options: model === undefined ? {} : { model },
-  };
+  const chosen = bodyModel(format, { provider, model }, options.model);
+  const body = buildRequest(format, { model: chosen.model, system: settings.system, tools: settings.tools, messages: visible });
+  return { text: `${JSON.stringify(body, null, 2)}\n`, format, messages: visible.length, eventsLeftOut, hiddenMessagesLeftOut: sent - visible.length, body: chosen };
 }

@@ -6,6 +6,7 @@ import { applyEvents } from '../../message/apply-events.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../../sources/read-transcript.js';
 import { parseJsonLines, type Transcript, type TranscriptFormat } from '../../sources/transcript.js';
 import type { CliIo } from '../cli-io.js';
+import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
@@ -15,7 +16,7 @@ import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 import { planSyncImport } from './sync-import.js';
-import { isExportHeader, readExportLines } from './export-history.js';
+import { isExportHeader, readExportLines } from './history-jsonl.js';
 
 /** Imports of at least this many messages show progress bars (on a terminal). */
 const PROGRESS_FROM_MESSAGES = 2000;
@@ -32,7 +33,9 @@ export interface ImportFlags extends StoreCommandFlags, TargetFlags {
 }
 
 /** A conversation ready to store: a provider body or message array, or an agent transcript. */
-export type ImportInput = ConversationInput | (Transcript & { readonly detected: boolean });
+export type ImportInput =
+  | (ConversationInput & { /** When each message was written, for an export read back. */ readonly createdAt?: readonly (Date | undefined)[] | undefined })
+  | (Transcript & { readonly detected: boolean });
 
 /** The model an import is counted for: the flags', else the input's, else the default. */
 function importTarget(input: ImportInput, flags: TargetFlags) {
@@ -94,6 +97,7 @@ async function readImportInput(io: CliIo, file: string, flags: ImportFlags): Pro
  * commits rolls it back, and the process exits 130 or 143 once it has.
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
+  requireAgentName(flags.name, 'import');
   if (flags.sync === true && flags.agent === undefined) {
     throw new SlidingContextError('INVALID_OPTION', 'import --sync: name the agent to sync with --agent <id>.');
   }
@@ -153,6 +157,8 @@ export async function importConversation(store: HistoryStore, input: ImportInput
     storing.update(done);
   };
   const storeOptions = { counts, countTarget: counted, onProgress, ...(signal ? { signal } : {}) };
+  // An export read back keeps when each message was written, as a new agent's history.
+  const createdAt = 'createdAt' in input && flags.agent === undefined ? { createdAt: input.createdAt } : {};
   // A new agent is created with its messages in one transaction: never an agent with part of them.
   const preambleTokens = () => counter.countPreamble({ ...counted, ...settings });
   const meta = () => ({ ...newAgentMeta(counted, settings, preambleTokens()), format: input.format, ...requestOptionsMeta(input) });
@@ -165,7 +171,7 @@ export async function importConversation(store: HistoryStore, input: ImportInput
     return { agentId, lastSeq };
   };
   const { agentId, lastSeq } = flags.agent === undefined
-    ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, name: flags.name })
+    ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, ...createdAt, name: flags.name })
     : await appendTo(flags.agent);
   storing.finish();
   // Saved for `history`, the usual next step, which then starts without the database.

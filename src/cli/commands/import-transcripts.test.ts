@@ -109,11 +109,30 @@ describe('import of agent transcripts', () => {
     const before = fixture('codex-rollout.jsonl').split('\n').slice(0, 14).join('\n');
     const { stdout } = await runCli(['import', '-', '--json', ...store('codex-before')], { stdin: before });
     const early = await windowOf((JSON.parse(stdout) as ImportJson).agentId, store('codex-before'));
-    expect(early.messages.map((message) => message.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(early.messages.map((message) => message.role)).toEqual(['system', 'system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const text = JSON.stringify(early.messages);
     expect(text).toContain('"toolName":"shell"');
     expect(text).toContain('"toolName":"apply_patch"');
     expect(text).toContain('Finding where flags are parsed');
+  });
+
+  it('titles a Codex agent with the first request the user typed, not the context Codex injects as user messages', async () => {
+    const flags = store('codex-title');
+    const injected = (text: string) => JSON.stringify({ type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+    const lines = fixture('codex-rollout.jsonl').split('\n');
+    // AGENTS.md instructions before the environment, as newer Codex versions write them; another environment block mid-session.
+    const rollout = [lines[0], lines[1], injected('# AGENTS.md instructions for /home/dev/tool\n\n<INSTRUCTIONS>\nRun the tests.\n</INSTRUCTIONS>'), ...lines.slice(2, 15), injected('<environment_context>\n  <cwd>/home/dev/tool/docs</cwd>\n</environment_context>'), ...lines.slice(15)].join('\n');
+    const { stdout } = await runCli(['import', '-', '--json', ...flags], { stdin: rollout });
+    const { agentId } = JSON.parse(stdout) as ImportJson;
+    const agents = JSON.parse((await runCli(['agents', '--json', ...flags])).stdout) as { title: string | null }[];
+    expect(agents[0]?.title).toBe('Add a --verbose flag to the CLI.');
+    expect((await runCli(['agents', ...flags])).stdout).toContain('"Add a --verbose flag to the CLI."');
+    const history = JSON.parse((await runCli(['history', agentId, '--all', '--json', ...flags])).stdout) as { timeline: { type: string; title?: string }[] };
+    expect(history.timeline.filter((row) => row.type === 'exchange').map((row) => row.title)).toEqual(['Add a --verbose flag to the CLI.', 'The user asked for a --verbose flag; it was added in src/cli.ts next to --quiet.', 'Now document it in the README.']);
+    // The blocks are still sent, as the user messages Codex sent them as (after the compaction, the one mid-session).
+    const body = JSON.parse((await runCli(['export', agentId, '--format', 'openai-responses', ...flags])).stdout) as { input: { role?: string; content?: unknown }[] };
+    const sent = body.input.filter((item) => JSON.stringify(item.content ?? '').includes('<environment_context>') || JSON.stringify(item.content ?? '').includes('AGENTS.md instructions'));
+    expect(sent).toEqual([{ role: 'user', content: '<environment_context>\n  <cwd>/home/dev/tool/docs</cwd>\n</environment_context>' }]);
   });
 
   it('--strict imports nothing when a line is broken, and says which', async () => {

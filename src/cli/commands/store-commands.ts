@@ -19,6 +19,7 @@ import { describeStoreFailure } from '../../store/store-open-error.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
+import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
@@ -246,6 +247,7 @@ export async function runAgentEventCommand(
   if (label !== undefined && label.trim() === '') {
     throw new SlidingContextError('INVALID_OPTION', `${action}: the label is empty; give a label with at least one visible character, e.g. before-refactor.`);
   }
+  requireAgentName(flags.name, action);
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId, {}, { name: flags.name });

@@ -9,7 +9,7 @@ import type { HistoryStore } from '../../store/history-store.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { describeInput, readConversationInput, resolveTarget } from '../read-conversation-input.js';
+import { describeInput, inputJson, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { toWindowJson } from '../render/window-json.js';
 import { agentWindowJson, agentWindowRows } from '../render/agent-window-json.js';
 import { renderWindowReport, windowReportRows } from '../render/window-report.js';
@@ -56,11 +56,11 @@ export async function runWindowCommand(file: string | undefined, options: Window
   const request = buildRequest(input.format, { model, system: input.system, tools: input.tools, messages: plan.messages, options: input.options });
   if (options.body) {
     io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    if (input.detected) io.stderr.write(`format: ${input.format} (detected)\n`);
+    if (input.detected) io.stderr.write(`format: ${describeInput(input)}\n`);
     return;
   }
   if (options.json) {
-    io.stdout.write(`${JSON.stringify(toWindowJson(plan, input.format, request), null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(toWindowJson(plan, inputJson(input), request), null, 2)}\n`);
     return;
   }
   io.stdout.write(renderWindowReport(plan, windowReportRows(plan, messages), { format: describeInput(input) }));

@@ -110,13 +110,18 @@ describe('window, count and import on the files people have', () => {
     const files = { 'parallel.jsonl': transcript('claude-code-2.1-parallel-session.jsonl'), 'rollout.jsonl': transcript('codex-rollout.jsonl') };
     const window = await runCli(['window', 'parallel.jsonl', '--json', '--budget', '100000'], { files });
     const report = JSON.parse(window.stdout) as { format: string; provider: string; model: string; messages: unknown[] };
-    expect(report).toMatchObject({ format: 'anthropic', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
+    expect(report).toMatchObject({ format: 'anthropic', transcript: 'claude-code', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
     expect(report.messages).toHaveLength(15);
     expect(JSON.stringify(report.messages)).not.toContain('aborted');
     const text = await runCli(['window', 'parallel.jsonl', '--budget', '100000'], { files });
-    expect(text.stdout).toMatch(/claude-code transcript \(detected\)/);
+    // The human report names the input as --json does: the wire format, then the transcript it came from.
+    expect(text.stdout).toMatch(/^sliding-context window · anthropic \(claude-code transcript, detected\) input · anthropic\//);
+    expect((await runCli(['window', 'parallel.jsonl', '--body'], { files })).stderr).toMatch(/^format: anthropic \(claude-code transcript, detected\)$/m);
+    const given = await runCli(['count', 'parallel.jsonl', '--format', 'claude-code'], { files });
+    expect(given.stdout).toMatch(/^sliding-context count · anthropic \(claude-code transcript\) input · /);
     const counted = await runCli(['count', 'rollout.jsonl', '--json'], { files });
-    expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'openai-responses', provider: 'openai', model: 'gpt-5-codex' });
+    expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'openai-responses', transcript: 'codex', provider: 'openai', model: 'gpt-5-codex' });
+    expect((await runCli(['count', 'rollout.jsonl'], { files })).stdout).toMatch(/^sliding-context count · openai-responses \(codex transcript, detected\) input · /);
     expect(counted.stderr).toMatch(/^line 12: skipped, not valid JSON/m);
     expect(counted.stderr).toMatch(/^line 17: skipped, .*call_Lost/m);
     const viaStdin = await runCli(['count', '-', '--json'], { stdin: transcript('codex-rollout.jsonl') });

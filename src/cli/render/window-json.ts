@@ -1,9 +1,9 @@
 import type { WindowPlan } from '../../window/window-plan.js';
 
 /** The `--json` report: the plan, the window's messages, and the body to send in the input's format. */
-export function toWindowJson(plan: WindowPlan, format: string, request: unknown) {
+export function toWindowJson(plan: WindowPlan, input: string | { readonly format: string; readonly transcript?: string }, request: unknown) {
   return {
-    format,
+    ...(typeof input === 'string' ? { format: input } : input),
     provider: plan.provider,
     model: plan.model,
     budgetTokens: plan.budgetTokens,

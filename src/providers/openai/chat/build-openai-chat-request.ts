@@ -19,8 +19,11 @@ function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
   const name = providerString(message.providerOptions, 'openai', 'name');
   const named = name ? { name } : {};
   switch (message.role) {
-    case 'system':
-      return [providerString(message.providerOptions, 'openai', 'role') === 'developer' ? { role: 'developer', content: message.content, ...named } : { role: 'system', content: message.content, ...named }];
+    case 'system': {
+      // A system message sent in another role: a developer message, or context a client sent as a user message.
+      const role = providerString(message.providerOptions, 'openai', 'role');
+      return [role === 'developer' || role === 'user' ? { role, content: message.content, ...named } : { role: 'system', content: message.content, ...named }];
+    }
     case 'user': {
       if (typeof message.content === 'string') return [{ role: 'user', content: message.content, ...named }];
       const results = message.content.filter((part) => part.type === 'tool-result').map(toolMessage);

@@ -31,7 +31,9 @@ function userItems(parts: UserParts): ResponseInputItem[] {
 
 function itemsOf(message: ModelMessage): ResponseInputItem[] {
   if (message.role === 'system') {
-    return [{ role: providerString(message.providerOptions, 'openai', 'role') === 'developer' ? 'developer' : 'system', content: message.content }];
+    // A system message sent in another role: a developer message, or context a client sent as a user message.
+    const role = providerString(message.providerOptions, 'openai', 'role');
+    return [{ role: role === 'developer' || role === 'user' ? role : 'system', content: message.content }];
   }
   if (typeof message.content === 'string') return [{ role: message.role === 'assistant' ? 'assistant' : 'user', content: message.content }];
   if (message.role === 'user') return userItems(message.content);
