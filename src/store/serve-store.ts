@@ -1,0 +1,160 @@
+/**
+ * A PGlite directory admits one process; the one holding it serves the store to the others over
+ * a unix socket beside it, `<dir>.sock` (owner only, like the directory). A request names one
+ * store operation (a read, or a whole write) and the holder runs it as one call of its own
+ * `HistoryStore`: its transactions are the holder's, so a remote write and the holder's own
+ * writes never share one, and the store's rules (seqs, `STALE_WINDOW`) hold as on a server.
+ */
+import { chmodSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import type { HistoryStore } from './history-store.js';
+import { decodeWire, encodeWire, errorAnswer, type WireAnswer, type WireRequest } from './store-wire.js';
+
+/** The store operations served: each is one call of the holder's store. */
+export const SERVED_OPERATIONS = [
+  'createAgent',
+  'renameAgent',
+  'createAgentWithMessages',
+  'append',
+  'fork',
+  'history',
+  'windowTail',
+  'visibleLength',
+  'visible',
+  'outline',
+  'timeline',
+  'usedToolCallIds',
+  'recordRanges',
+  'ranges',
+  'lastSeq',
+  'agentMeta',
+  'listAgents',
+] as const satisfies readonly (keyof HistoryStore)[];
+
+export type ServedOperation = (typeof SERVED_OPERATIONS)[number];
+
+/** The socket beside a PGlite directory through which its holder serves it. */
+export function storeSocketPath(dataDir: string): string {
+  return `${dataDir}.sock`;
+}
+
+/** A store being served; `stop` lets running operations finish, then closes every connection. */
+export interface StoreService {
+  stop(): Promise<void>;
+}
+
+function isServed(operation: unknown): operation is ServedOperation {
+  return typeof operation === 'string' && (SERVED_OPERATIONS as readonly string[]).includes(operation);
+}
+
+/** Runs one request on the holder's store. */
+async function perform(store: HistoryStore, request: WireRequest): Promise<unknown> {
+  if (!isServed(request.operation)) {
+    throw new SlidingContextError('STORE_UNAVAILABLE', `The process ${process.pid} holding the store does not serve "${request.operation}": it runs another version of sliding-context.`);
+  }
+  const args = decodeWire(request.args);
+  if (!Array.isArray(args)) throw new SlidingContextError('INVALID_INPUT', `The request for "${request.operation}" carries no argument list.`);
+  const operation: unknown = Reflect.get(store, request.operation);
+  return Reflect.apply<HistoryStore, unknown[], Promise<unknown>>(operation as (...args: unknown[]) => Promise<unknown>, store, args);
+}
+
+/** Listens on `path` (a fresh name in a folder only the owner can enter), then owner only. */
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Serves `store` (open on the PGlite directory `dataDir`, whose lock this process holds) on
+ * {@link storeSocketPath}. The socket is made owner only before it takes its name, replacing a
+ * file a killed holder left there. Returns undefined when it cannot be served (a path too long
+ * for a socket, say): other processes are then refused with `STORE_LOCKED`, as before.
+ */
+export async function serveStore(store: HistoryStore, dataDir: string): Promise<StoreService | undefined> {
+  const connections = new Set<Socket>();
+  const running = new Set<Promise<unknown>>();
+  let stopping = false;
+  const answer = (socket: Socket, reply: WireAnswer) => {
+    if (socket.writable) socket.write(`${JSON.stringify(reply)}\n`);
+  };
+  const handle = (socket: Socket, line: string) => {
+    let request: WireRequest;
+    try {
+      request = JSON.parse(line) as WireRequest;
+    } catch {
+      socket.destroy();
+      return;
+    }
+    if (stopping) {
+      answer(socket, errorAnswer(request.id, new SlidingContextError('STORE_UNAVAILABLE', `The process ${process.pid} holding the store closed it while this command ran; run the command again.`)));
+      return;
+    }
+    const work = perform(store, request).then(
+      (result) => { answer(socket, { id: request.id, result: encodeWire(result) }); },
+      (error: unknown) => { answer(socket, errorAnswer(request.id, error)); },
+    );
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  };
+  const server = createServer((socket) => {
+    if (stopping) {
+      socket.destroy();
+      return;
+    }
+    connections.add(socket);
+    socket.unref();
+    socket.setEncoding('utf8');
+    let buffered = '';
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+        handle(socket, buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+      }
+    });
+    // A reader that went away: nothing to tell it.
+    socket.on('error', () => undefined);
+    socket.on('close', () => connections.delete(socket));
+  });
+  const socketPath = storeSocketPath(dataDir);
+  let folder: string | undefined;
+  try {
+    folder = mkdtempSync(`${socketPath}-`);
+    const bound = join(folder, 's');
+    await listen(server, bound);
+    chmodSync(bound, 0o600);
+    renameSync(bound, socketPath);
+  } catch {
+    server.close();
+    return undefined;
+  } finally {
+    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+  }
+  // Serving alone keeps no process running.
+  server.unref();
+  return {
+    async stop() {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      await Promise.allSettled([...running]);
+      for (const socket of connections) {
+        // Ended, so that answers already written arrive; a reader that does not close is cut off.
+        socket.end();
+        setTimeout(() => socket.destroy(), 2_000).unref();
+      }
+      await closed;
+      rmSync(socketPath, { force: true });
+    },
+  };
+}
