@@ -1,10 +1,12 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../store/history-store.js';
+import { startLoopbackServer } from '../testing/loopback-server.js';
+import { openAiChatStream } from '../testing/openai-chat-stream.js';
 import { runCli } from './_test-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,6 +143,52 @@ describe('a second terminal while another process holds the PGlite store', () =>
       expect(read.status, `round ${round}: ${read.stderr}`).not.toBeNull();
       if (read.status === 0) expect(read.stdout).toBe(expected.stdout);
       else expectOneLineError(read);
+    }
+  }, 180_000);
+});
+
+describe('a second terminal while a chat runs', () => {
+  it('reads the chat\'s agent through the chat, which serves the store for its whole run', async () => {
+    const server = await startLoopbackServer(() => ({ status: 200, sse: openAiChatStream({ text: 'Hello from the model' }) }));
+    const chatDir = join(directory, 'chat');
+    const chat = spawn(process.execPath, [binary, 'chat', '--base-url', `${server.url}/v1`, '--data-dir', chatDir], {
+      cwd: directory,
+      env: { ...process.env, OPENAI_API_KEY: 'test', DATABASE_URL: '', NO_COLOR: '1' },
+    });
+    running.add(chat);
+    let output = '';
+    chat.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    chat.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<void>((resolve) => chat.once('exit', () => {
+      resolve();
+    }));
+    const waitFor = async (text: string) => {
+      for (const until = Date.now() + 90_000; !output.includes(text) && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(output).toContain(text);
+    };
+    const second = (args: readonly string[]) => new Promise<Run>((resolve) => {
+      execFile(process.execPath, [binary, ...args, '--data-dir', chatDir], { cwd: root, env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      });
+    });
+    try {
+      await waitFor('›');
+      chat.stdin.write('hello\n');
+      await waitFor('Hello from the model');
+      const agents = await second(['agents', '--json']);
+      expect(agents.status, agents.stderr).toBe(0);
+      const [listed] = JSON.parse(agents.stdout) as { agentId: string; messages: number }[];
+      expect(listed?.messages).toBeGreaterThanOrEqual(2);
+      const exported = await second(['export', listed?.agentId ?? '', '--format', 'jsonl']);
+      expect(exported.status, exported.stderr).toBe(0);
+      expect(exported.stdout).toContain('Hello from the model');
+      chat.stdin.end();
+      await exited;
+      expect(existsSync(`${chatDir}.sock`)).toBe(false);
+    } finally {
+      chat.kill('SIGKILL');
+      running.delete(chat);
+      await server.close();
     }
   }, 180_000);
 });
