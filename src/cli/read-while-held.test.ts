@@ -182,8 +182,18 @@ describe('a second terminal while a chat runs', () => {
       const exported = await second(['export', listed?.agentId ?? '', '--format', 'jsonl']);
       expect(exported.status, exported.stderr).toBe(0);
       expect(exported.stdout).toContain('Hello from the model');
+      // A write to the chat's own agent is carried out by the chat; its next message is refused once, then it goes on.
+      const marked = await second(['mark', listed?.agentId ?? '', 'from-elsewhere']);
+      expect(marked.status, marked.stderr).toBe(0);
+      chat.stdin.write('again\n');
+      await waitFor('another writer appended first');
+      chat.stdin.write('once more\n');
+      for (const until = Date.now() + 60_000; output.split('Hello from the model').length < 3 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
+      const marks = await second(['marks', listed?.agentId ?? '']);
+      expect(marks.stdout).toContain('from-elsewhere');
       chat.stdin.end();
       await exited;
+      expect(output.split('Hello from the model')).toHaveLength(3);
       expect(existsSync(`${chatDir}.sock`)).toBe(false);
     } finally {
       chat.kill('SIGKILL');

@@ -41,8 +41,17 @@ class HolderConnection {
     socket.on('data', (chunk: string) => {
       buffered += chunk;
       for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        this.#settle(JSON.parse(buffered.slice(0, end)) as WireAnswer);
+        const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);
+        let answer: WireAnswer;
+        try {
+          answer = JSON.parse(line) as WireAnswer;
+        } catch {
+          // Not the holder's protocol: what is pending fails as the connection closes.
+          socket.destroy();
+          return;
+        }
+        this.#settle(answer);
       }
     });
     // The close that follows rejects what is pending.
