@@ -22,12 +22,12 @@ afterAll(async () => {
 });
 
 /** A store reached through the socket of the store this process holds. */
-async function throughHolder(dataDir = temporaryDirectory()): Promise<{ holder: HistoryStore; remote: HistoryStore }> {
+async function throughHolder(dataDir = temporaryDirectory()): Promise<{ holder: HistoryStore; remote: HistoryStore; dataDir: string }> {
   const holder = await HistoryStore.open({ dataDir });
   holders.push(holder);
   const remote = await RemoteHistoryStore.connect(dataDir, undefined);
   if (remote === undefined) throw new Error('the holder does not serve its store');
-  return { holder, remote };
+  return { holder, remote, dataDir };
 }
 
 describeHistoryStoreContract('PGlite through the process holding it', async () => (await throughHolder()).remote, { concurrency: true, abortsMidway: false });
@@ -85,10 +85,16 @@ describe('serving a held PGlite directory', () => {
     await remote.close();
   }, 120_000);
 
-  it('a reader whose holder closes gets a one-line error, never a hang', async () => {
-    const { holder, remote } = await throughHolder();
+  it('a holder that closes: what it did not run, reads and writes, runs on the store opened here', async () => {
+    const { holder, remote, dataDir } = await throughHolder();
     const agent = await remote.createAgent();
     await holder.close();
-    await expect(remote.history(agent)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringMatching(/closed it before answering; run the command again\.$/) });
+    expect(await remote.history(agent)).toEqual([]);
+    await remote.append(agent, [user('here')]);
+    expect((await remote.history(agent)).map((entry) => entry.message)).toEqual([user('here')]);
+    await remote.close();
+    const reopened = await HistoryStore.open({ dataDir });
+    expect(await reopened.lastSeq(agent)).toBe(1);
+    await reopened.close();
   });
 });

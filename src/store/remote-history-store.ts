@@ -2,10 +2,11 @@
  * The store of a PGlite directory another process holds, reached through the socket that
  * process serves ({@link serveStore}). Every operation runs in the holder as one call of its own
  * store; only `deriveSavedView` derives here, and saves nothing (the holder's writes would not
- * drop what a reader saved).
+ * drop what a reader saved). When the holder closes the store meanwhile, what it did not run
+ * (and any read it left unanswered) runs on the store opened here once it is let go.
  */
 import { createConnection, type Socket } from 'node:net';
-import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { LockHolder } from './directory-lock.js';
 import { type AppendOptions, HistoryStore } from './history-store.js';
 import type { OpenDatabase } from './open-database.js';
@@ -23,6 +24,15 @@ const HELD_ELSEWHERE: OpenDatabase = {
 };
 
 type Operation<Name extends ServedOperation> = HistoryStore[Name];
+
+/** Operations that only read: asked again of the store itself when the holder went away unanswering. */
+const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'usedToolCallIds', 'ranges', 'lastSeq', 'agentMeta', 'listAgents']);
+
+/** Errors of requests the holder refused without running them, as it closed the store. */
+const notPerformed = new WeakSet<Error>();
+
+/** How long a reader waits for a closing holder to let the directory go, in milliseconds. */
+const HANDOVER_PATIENCE_MS = 10_000;
 
 /** One connection to a holder: requests numbered, answered in any order. */
 class HolderConnection {
@@ -67,12 +77,27 @@ class HolderConnection {
     const pending = this.#pending.get(answer.id);
     if (pending === undefined) return;
     this.#pending.delete(answer.id);
-    if ('error' in answer) pending.reject(new SlidingContextError(answer.error.code, answer.error.message));
-    else pending.resolve(decodeWire(answer.result));
+    if (!('error' in answer)) {
+      pending.resolve(decodeWire(answer.result));
+      return;
+    }
+    const error = new SlidingContextError(answer.error.code, answer.error.message);
+    if (answer.error.notPerformed === true) notPerformed.add(error);
+    pending.reject(error);
+  }
+
+  /** True for the error of a request the holder may not have answered because it went away. */
+  isLost(error: unknown): boolean {
+    return error === this.#lost;
   }
 
   call(operation: ServedOperation, args: readonly unknown[]): Promise<unknown> {
-    if (this.#closed) return Promise.reject(this.#lost);
+    if (this.#closed) {
+      // Never sent: nothing of it ran.
+      const unsent = new SlidingContextError(this.#lost.code, this.#lost.message);
+      notPerformed.add(unsent);
+      return Promise.reject(unsent);
+    }
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
@@ -101,10 +126,14 @@ function sentOptions<Options extends AppendOptions>(options: Options, agentId: s
 /** A {@link HistoryStore} whose operations run in the process holding its directory. */
 export class RemoteHistoryStore extends HistoryStore {
   readonly #connection: HolderConnection;
+  readonly #dataDir: string;
+  /** The store opened here once the holder went away: the operations left run on it. */
+  #local: Promise<HistoryStore> | undefined;
 
-  private constructor(connection: HolderConnection) {
+  private constructor(connection: HolderConnection, dataDir: string) {
     super(HELD_ELSEWHERE);
     this.#connection = connection;
+    this.#dataDir = dataDir;
   }
 
   /**
@@ -122,11 +151,42 @@ export class RemoteHistoryStore extends HistoryStore {
       socket.destroy();
       return undefined;
     }
-    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder));
+    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder), dataDir);
   }
 
   #call<Name extends ServedOperation>(name: Name, args: Parameters<Operation<Name>>): ReturnType<Operation<Name>> {
-    return this.#connection.call(name, args) as ReturnType<Operation<Name>>;
+    return this.#perform(name, args) as ReturnType<Operation<Name>>;
+  }
+
+  /**
+   * Runs an operation in the holder. One the holder refused as it closed, or a read it went away
+   * without answering, runs on the store opened here once the holder has let it go.
+   */
+  async #perform(name: ServedOperation, args: readonly unknown[]): Promise<unknown> {
+    if (this.#local === undefined) {
+      try {
+        return await this.#connection.call(name, args);
+      } catch (error) {
+        const handOver = (error instanceof Error && notPerformed.has(error)) || (this.#connection.isLost(error) && READS.has(name));
+        if (!handOver) throw error;
+        this.#local ??= this.#openHere(error);
+      }
+    }
+    const local = await this.#local;
+    const operation = Reflect.get(local, name) as (...args: readonly unknown[]) => Promise<unknown>;
+    return Reflect.apply<HistoryStore, readonly unknown[], Promise<unknown>>(operation, local, args);
+  }
+
+  /** Opens the directory here once its holder let it go, or fails with `reason` after a while. */
+  async #openHere(reason: unknown): Promise<HistoryStore> {
+    for (const deadline = Date.now() + HANDOVER_PATIENCE_MS; ;) {
+      try {
+        return await HistoryStore.open({ dataDir: this.#dataDir, create: false });
+      } catch (error) {
+        if (!isSlidingContextError(error, 'STORE_LOCKED') || Date.now() > deadline) throw reason;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   override createAgent(...args: Parameters<Operation<'createAgent'>>) {
@@ -203,7 +263,8 @@ export class RemoteHistoryStore extends HistoryStore {
     return this.#call('listAgents', args);
   }
 
-  override close(): Promise<void> {
-    return this.#connection.close();
+  override async close(): Promise<void> {
+    await this.#connection.close();
+    await (await this.#local?.catch(() => undefined))?.close();
   }
 }

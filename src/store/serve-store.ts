@@ -93,7 +93,9 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
       return;
     }
     if (stopping) {
-      answer(socket, errorAnswer(request.id, new SlidingContextError('STORE_UNAVAILABLE', `The process ${process.pid} holding the store closed it while this command ran; run the command again.`)));
+      // Not run: the reader may open the store itself once this process has let it go.
+      const message = `The process ${process.pid} holding the store closed it while this command ran; run the command again.`;
+      answer(socket, { id: request.id, error: { code: 'STORE_UNAVAILABLE', message, notPerformed: true } });
       return;
     }
     const work = perform(store, request).then(
@@ -104,10 +106,6 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
     void work.finally(() => running.delete(work));
   };
   const server = createServer((socket) => {
-    if (stopping) {
-      socket.destroy();
-      return;
-    }
     connections.add(socket);
     socket.unref();
     socket.setEncoding('utf8');
@@ -141,6 +139,9 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
   server.unref();
   return {
     async stop() {
+      // Requests that came while the holder was busy (PGlite never yields to the event loop) are
+      // read and started first: a reader that waited out a long import is answered, not cut off.
+      for (let round = 0; round < 2; round++) await new Promise((resolve) => setImmediate(resolve));
       stopping = true;
       const closed = new Promise<void>((resolve) => {
         server.close(() => {

@@ -18,7 +18,7 @@ export interface WireRequest {
 /** An answer to the request with the same id: a result or the error the holder raised. */
 export type WireAnswer =
   | { readonly id: number; readonly result: unknown }
-  | { readonly id: number; readonly error: { readonly code: SlidingContextErrorCode; readonly message: string } };
+  | { readonly id: number; readonly error: { readonly code: SlidingContextErrorCode; readonly message: string; readonly notPerformed?: true } };
 
 /** `value` as plain JSON data. */
 export function encodeWire(value: unknown): unknown {
