@@ -5,7 +5,7 @@
  * `HistoryStore`: its transactions are the holder's, so a remote write and the holder's own
  * writes never share one, and the store's rules (seqs, `STALE_WINDOW`) hold as on a server.
  */
-import { chmodSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
@@ -133,14 +133,22 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
     server.close();
     return undefined;
   } finally {
-    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    if (folder !== undefined) {
+      // Empty once the socket is renamed; a recursive remove costs ten times a listen.
+      try {
+        rmSync(join(folder, 's'), { force: true });
+        rmdirSync(folder);
+      } catch {
+        // Left behind: a folder only the owner can enter, holding nothing that answers.
+      }
+    }
   }
   // Serving alone keeps no process running.
   server.unref();
   return {
     async stop() {
-      // Requests that came while the holder was busy (PGlite never yields to the event loop) are
-      // read and started first: a reader that waited out a long import is answered, not cut off.
+      // Requests that came while the holder was busy (PGlite never yields to the event loop) get
+      // a turn to start first; one read later is refused unrun, and its reader runs it itself.
       for (let round = 0; round < 2; round++) await new Promise((resolve) => setImmediate(resolve));
       stopping = true;
       const closed = new Promise<void>((resolve) => {
