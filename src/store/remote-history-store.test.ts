@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Message } from '../message/message.js';
 import { describeHistoryStoreContract } from './history-store.contract.js';
@@ -44,6 +44,17 @@ describe('serving a held PGlite directory', () => {
     expect(socket.mode & 0o777).toBe(0o600);
     await holder.close();
     expect(existsSync(storeSocketPath(dataDir))).toBe(false);
+  });
+
+  it('a directory whose socket path would be too long opens unserved, leaving nothing beside it', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'sc-remote-'));
+    directories.push(parent);
+    const dataDir = join(parent, 'x'.repeat(100));
+    const holder = await HistoryStore.open({ dataDir });
+    expect(readdirSync(parent).sort()).toEqual([basename(dataDir), `${basename(dataDir)}.lock`]);
+    await expect(openStoreOrConnect({ dataDir })).rejects.toMatchObject({ code: 'STORE_LOCKED' });
+    await holder.close();
+    expect(readdirSync(parent)).toEqual([basename(dataDir)]);
   });
 
   it('a second opener in this process is refused; one whose holder does not serve is told its pid and command', async () => {

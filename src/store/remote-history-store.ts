@@ -10,7 +10,7 @@ import { isSlidingContextError, SlidingContextError } from '../errors/sliding-co
 import type { LockHolder } from './directory-lock.js';
 import { type AppendOptions, HistoryStore } from './history-store.js';
 import type { OpenDatabase } from './open-database.js';
-import { type ServedOperation, storeSocketPath } from './serve-store.js';
+import { fitsSocketPath, type ServedOperation, storeSocketPath } from './serve-store.js';
 import { decodeWire, encodeWire, type WireAnswer } from './store-wire.js';
 
 /** What a remote store has instead of a database: every operation is sent to the holder. */
@@ -141,6 +141,7 @@ export class RemoteHistoryStore extends HistoryStore {
    * answers on its socket (no holder, or one that does not serve).
    */
   static async connect(dataDir: string, holder: LockHolder | undefined): Promise<RemoteHistoryStore | undefined> {
+    if (!fitsSocketPath(storeSocketPath(dataDir))) return undefined;
     const socket = createConnection(storeSocketPath(dataDir));
     try {
       await new Promise<void>((resolve, reject) => {

@@ -35,10 +35,21 @@ export const SERVED_OPERATIONS = [
 
 export type ServedOperation = (typeof SERVED_OPERATIONS)[number];
 
+/** The longest socket path, in bytes, every system takes (macOS 103, Linux 107): a longer one is cut short. */
+const SOCKET_PATH_LIMIT = 103;
+
 /** The socket beside a PGlite directory through which its holder serves it. */
 export function storeSocketPath(dataDir: string): string {
   return `${dataDir}.sock`;
 }
+
+/** True when a socket can be bound at `path` as it is: not cut short to another name. */
+export function fitsSocketPath(path: string): boolean {
+  return Buffer.byteLength(path) <= SOCKET_PATH_LIMIT;
+}
+
+/** Where the socket is bound before it takes its name: a fresh folder beside it, `<dir>.sock-XXXXXX/s`. */
+const BOUND_SUFFIX_LENGTH = '-XXXXXX/s'.length;
 
 /** A store being served; `stop` lets running operations finish, then closes every connection. */
 export interface StoreService {
@@ -75,7 +86,7 @@ function listen(server: Server, path: string): Promise<void> {
  * Serves `store` (open on the PGlite directory `dataDir`, whose lock this process holds) on
  * {@link storeSocketPath}. The socket is made owner only before it takes its name, replacing a
  * file a killed holder left there. Returns undefined when it cannot be served (a path too long
- * for a socket, say): other processes are then refused with `STORE_LOCKED`, as before.
+ * for a socket, over about 90 bytes, say): other processes are then refused with `STORE_LOCKED`.
  */
 export async function serveStore(store: HistoryStore, dataDir: string): Promise<StoreService | undefined> {
   const connections = new Set<Socket>();
@@ -122,6 +133,7 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
     socket.on('close', () => connections.delete(socket));
   });
   const socketPath = storeSocketPath(dataDir);
+  if (!fitsSocketPath(`${socketPath}${'x'.repeat(BOUND_SUFFIX_LENGTH)}`)) return undefined;
   let folder: string | undefined;
   try {
     folder = mkdtempSync(`${socketPath}-`);
