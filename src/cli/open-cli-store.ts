@@ -27,6 +27,7 @@ export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readon
 /**
  * Opens the store {@link cliStoreLocation} names, runs `work` and closes the store, on an
  * interrupt too (a checkpoint is written first). A read-only command passes `create: false`.
+ * A PGlite directory another process holds (a running chat) is used through that process.
  */
 export async function withCliStore<Result>(
   io: CliIo,
@@ -35,8 +36,8 @@ export async function withCliStore<Result>(
   options: { readonly create?: boolean } = {},
 ): Promise<Result> {
   // Loaded here: `history` draws a saved outline without the database code.
-  const { HistoryStore } = await import('../store/history-store.js');
-  const store = await HistoryStore.open(cliStoreLocation(io, flags, options));
+  const { openStoreOrConnect } = await import('../store/open-store-or-connect.js');
+  const store = await openStoreOrConnect(cliStoreLocation(io, flags, options));
   const cancel = io.onInterrupt(() => store.close());
   try {
     return await work(store);

@@ -26,9 +26,11 @@ const contents = (messages: readonly Message[]) => messages.map((message) => ('c
 
 /**
  * The store contract: every engine (PGlite, a PostgreSQL server) runs these same tests.
- * `open` gives a fresh, empty store; `cleanUp` removes what it made.
+ * `open` gives a fresh, empty store; `cleanUp` removes what it made. `abortsMidway: false` for a
+ * store that sends a write whole (one reached through the process holding it): an interrupt
+ * then stops it only before it is sent.
  */
-export function describeHistoryStoreContract(name: string, open: () => Promise<HistoryStore>, options: { concurrency?: boolean } = {}) {
+export function describeHistoryStoreContract(name: string, open: () => Promise<HistoryStore>, options: { concurrency?: boolean; abortsMidway?: boolean } = {}) {
   describe(`HistoryStore contract: ${name}`, () => {
     let store: HistoryStore;
     beforeAll(async () => {
@@ -203,7 +205,7 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(listed.find((entry) => entry.agentId === child)).toMatchObject({ parentId: agent, messages: 0 });
     });
 
-    it('creates an agent with its messages in one transaction: aborted midway, no agent is left', async () => {
+    it.skipIf(options.abortsMidway === false)('creates an agent with its messages in one transaction: aborted midway, no agent is left', async () => {
       const messages = Array.from({ length: 1500 }, (_, index) => (index % 2 === 0 ? user(`q${index}`) : answer(`a${index}`)));
       const before = (await store.listAgents()).length;
       const interrupt = new AbortController();

@@ -17,6 +17,7 @@ import { parseDatabaseUrl } from './database-url.js';
 import { describeStoreFailure } from './store-open-error.js';
 import { decodeStoredJson, encodeStoredJson, storableDisplayText } from './stored-json.js';
 import { requireStorableIdentifiers } from './require-storable-identifiers.js';
+import { serveStore, type StoreService } from './serve-store.js';
 import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
 
 /** Rows per INSERT statement: large appends go in several statements of one transaction. */
@@ -299,8 +300,11 @@ export class HistoryStore {
   #writesStarted = 0;
   #writesRunning = 0;
   #closing: Promise<void> | undefined;
+  /** Serving a PGlite directory to other processes, while this one holds it. */
+  #service: StoreService | undefined;
 
-  private constructor(database: OpenDatabase) {
+  /** A store on an open database; a remote store passes one that runs nothing. */
+  protected constructor(database: OpenDatabase) {
     this.#database = database;
   }
 
@@ -311,11 +315,15 @@ export class HistoryStore {
    */
   static async open(location: StoreLocation): Promise<HistoryStore> {
     if ('databaseUrl' in location) parseDatabaseUrl(location.databaseUrl);
+    let store: HistoryStore;
     try {
-      return new HistoryStore(await openDatabase(location));
+      store = new HistoryStore(await openDatabase(location));
     } catch (error) {
       throw describeStoreFailure(error, location);
     }
+    // Other processes reach a directory through its holder, for as long as it is open here.
+    if ('dataDir' in location) store.#service = await serveStore(store, location.dataDir);
+    return store;
   }
 
   get engine(): 'pglite' | 'postgres' {
@@ -991,10 +999,17 @@ export class HistoryStore {
 
   /**
    * Closes the database (and, for PGlite, writes it out and releases the directory lock), after
-   * any transaction still running. Closing again returns the same promise.
+   * any transaction still running and any operation served to another process. Closing again
+   * returns the same promise.
    */
   close(): Promise<void> {
-    this.#closing ??= this.#database.close();
+    this.#closing ??= (async () => {
+      try {
+        await this.#service?.stop();
+      } finally {
+        await this.#database.close();
+      }
+    })();
     return this.#closing;
   }
 }

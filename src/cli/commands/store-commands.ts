@@ -10,7 +10,7 @@ import {
 } from '../../conversation/exchange-history.js';
 import { preambleAfterClear } from '../../conversation/preamble-after-clear.js';
 import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
-import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -112,11 +112,15 @@ async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unkno
   };
 }
 
-/** The saved outline of an agent, read under the directory lock, which a folder not writable refuses. */
+/**
+ * The saved outline of an agent, read under the directory lock, which a folder not writable
+ * refuses; none while another process holds the directory (the store is read through it).
+ */
 function readSavedViewOrFail(dataDir: string, view: string, agentId: string): unknown {
   try {
     return readSavedView(dataDir, view, agentId);
   } catch (error) {
+    if (isSlidingContextError(error, 'STORE_LOCKED')) return undefined;
     throw describeStoreFailure(error, { dataDir });
   }
 }

@@ -1,0 +1,204 @@
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../store/history-store.js';
+import { startLoopbackServer } from '../testing/loopback-server.js';
+import { openAiChatStream } from '../testing/openai-chat-stream.js';
+import { runCli } from './_test-cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const binary = join(root, 'dist/cli/main.js');
+const directory = mkdtempSync(join(tmpdir(), 'sc-held-'));
+const dataDir = join(directory, 'data');
+const flags = ['--data-dir', dataDir];
+let agent = '';
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+beforeAll(async () => {
+  const example = readFileSync(join(root, 'examples/coding-agent-session.json'), 'utf8');
+  const imported = await runCli(['import', 'session.json', '--json', ...flags], { files: { 'session.json': example } });
+  agent = (JSON.parse(imported.stdout) as { agentId: string }).agentId;
+});
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+  rmSync(directory, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The built binary on the store, as a second terminal runs it; killed if it takes over 30 s. */
+function cli(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [binary, ...args, ...flags], { cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A process holding the store (appending to `appendTo` in a loop when given), once it says it is open. */
+async function holder(appendTo?: string): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/store/_test-hold-child.ts', dataDir, ...(appendTo === undefined ? [] : [appendTo])], { cwd: root });
+  running.add(child);
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('OPEN\n')) resolve();
+    });
+    child.once('exit', () => {
+      reject(new Error(`the holder exited: ${output}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => {
+    running.delete(child);
+    resolve();
+  }));
+  return {
+    child,
+    output: () => output,
+    close: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** What a clear refusal looks like: one `error[CODE]: …` line, no stack trace. */
+function expectOneLineError(run: Run): void {
+  expect(run.status, run.stderr).toBe(2);
+  expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  expect(run.stderr).toMatch(/^error\[[A-Z_]+\]: /);
+}
+
+describe('a second terminal while another process holds the PGlite store', () => {
+  it('history, agents, window --agent and export print what they print once the holder is gone', async () => {
+    const commands = [['history', agent], ['agents', '--json'], ['window', '--agent', agent], ['export', agent]];
+    const held = await holder();
+    const whileHeld: Run[] = [];
+    for (const args of commands) whileHeld.push(await cli(args));
+    await held.close();
+    for (const [index, args] of commands.entries()) {
+      const after = await cli(args);
+      expect(after.status, after.stderr).toBe(0);
+      expect(whileHeld[index], args.join(' ')).toEqual(after);
+    }
+  }, 180_000);
+
+  it('a write from the second process is carried out by the holder, and the holder\'s own writes lose nothing', async () => {
+    const seed = await HistoryStore.open({ dataDir });
+    const busy = await seed.createAgent();
+    await seed.close();
+    const held = await holder(busy);
+    const marked = await cli(['mark', agent, 'while-held']);
+    const forked = await cli(['fork', agent, '--json']);
+    await held.close();
+    expect(marked.status, marked.stderr).toBe(0);
+    expect(forked.status, forked.stderr).toBe(0);
+    const acknowledged = [...held.output().matchAll(/ACK (\d+)/g)].map((match) => Number(match[1]));
+    const store = await HistoryStore.open({ dataDir });
+    try {
+      const history = await store.history(busy);
+      expect(history.map((entry) => entry.seq)).toEqual(Array.from({ length: history.length }, (_, index) => index + 1));
+      expect(history.length).toBe(Math.max(...acknowledged));
+      expect((await store.history(agent)).at(-1)?.message).toEqual({ role: 'event', kind: 'mark', label: 'while-held' });
+      expect((await store.listAgents()).filter((listed) => listed.parentId === agent)).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  it('a holder that does not serve (an older version) is named by its pid and command', async () => {
+    const held = await holder();
+    try {
+      rmSync(`${dataDir}.sock`);
+      const refused = await cli(['agents']);
+      expectOneLineError(refused);
+      expect(refused.stderr).toContain(`error[STORE_LOCKED]: The store ${dataDir} is in use by process ${held.child.pid} (_test-hold-child.ts ${dataDir})`);
+    } finally {
+      await held.close();
+    }
+  }, 60_000);
+
+  it('a holder that exits while a reader is connected: the reader finishes or fails in one line, never hangs', async () => {
+    const expected = await cli(['export', agent]);
+    expect(expected.status).toBe(0);
+    for (const [round, delay] of [0, 20, 60, 150, 300, 600].entries()) {
+      const held = await holder();
+      const reading = cli(['export', agent]);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (round % 2 === 0) {
+        await held.close();
+      } else {
+        held.child.kill('SIGKILL');
+      }
+      const read = await reading;
+      expect(read.status, `round ${round}: ${read.stderr}`).not.toBeNull();
+      if (read.status === 0) expect(read.stdout).toBe(expected.stdout);
+      else expectOneLineError(read);
+    }
+  }, 180_000);
+});
+
+describe('a second terminal while a chat runs', () => {
+  it('reads the chat\'s agent through the chat, which serves the store for its whole run', async () => {
+    const server = await startLoopbackServer(() => ({ status: 200, sse: openAiChatStream({ text: 'Hello from the model' }) }));
+    const chatDir = join(directory, 'chat');
+    const chat = spawn(process.execPath, [binary, 'chat', '--base-url', `${server.url}/v1`, '--data-dir', chatDir], {
+      cwd: directory,
+      env: { ...process.env, OPENAI_API_KEY: 'test', DATABASE_URL: '', NO_COLOR: '1' },
+    });
+    running.add(chat);
+    let output = '';
+    chat.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    chat.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exited = new Promise<void>((resolve) => chat.once('exit', () => {
+      resolve();
+    }));
+    const waitFor = async (text: string) => {
+      for (const until = Date.now() + 90_000; !output.includes(text) && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(output).toContain(text);
+    };
+    const second = (args: readonly string[]) => new Promise<Run>((resolve) => {
+      execFile(process.execPath, [binary, ...args, '--data-dir', chatDir], { cwd: root, env: { ...process.env, DATABASE_URL: '', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      });
+    });
+    try {
+      await waitFor('›');
+      chat.stdin.write('hello\n');
+      await waitFor('Hello from the model');
+      const agents = await second(['agents', '--json']);
+      expect(agents.status, agents.stderr).toBe(0);
+      const [listed] = JSON.parse(agents.stdout) as { agentId: string; messages: number }[];
+      expect(listed?.messages).toBeGreaterThanOrEqual(2);
+      const exported = await second(['export', listed?.agentId ?? '', '--format', 'jsonl']);
+      expect(exported.status, exported.stderr).toBe(0);
+      expect(exported.stdout).toContain('Hello from the model');
+      // A write to the chat's own agent is carried out by the chat; its next message is refused once, then it goes on.
+      const marked = await second(['mark', listed?.agentId ?? '', 'from-elsewhere']);
+      expect(marked.status, marked.stderr).toBe(0);
+      chat.stdin.write('again\n');
+      await waitFor('another writer appended first');
+      chat.stdin.write('once more\n');
+      for (const until = Date.now() + 60_000; output.split('Hello from the model').length < 3 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
+      const marks = await second(['marks', listed?.agentId ?? '']);
+      expect(marks.stdout).toContain('from-elsewhere');
+      chat.stdin.end();
+      await exited;
+      expect(output.split('Hello from the model')).toHaveLength(3);
+      expect(existsSync(`${chatDir}.sock`)).toBe(false);
+    } finally {
+      chat.kill('SIGKILL');
+      running.delete(chat);
+      await server.close();
+    }
+  }, 180_000);
+});
