@@ -25,6 +25,13 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * PGlite's settings beyond its defaults. Its buffer pool is PostgreSQL's 128 MB, and PGlite touches
+ * all of it when it starts: 100 MB of memory and a fifth of a short command's time. Its files
+ * are read through the operating system's cache anyway, so a smaller pool costs little.
+ */
+const PGLITE_SETTINGS = ['-c', `shared_buffers=32MB`];
+
 /** True when the newest migration is applied: one indexed read instead of the migrator's checks. */
 async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
   try {
@@ -86,7 +93,8 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   } else {
     if ('dataDir' in location) release = lockDataDir(location.dataDir, location.create ?? true);
     try {
-      const client = 'dataDir' in location ? new PGlite(location.dataDir) : new PGlite();
+      const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] };
+      const client = 'dataDir' in location ? new PGlite(location.dataDir, options) : new PGlite(options);
       db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
     } catch (error) {
       release();
