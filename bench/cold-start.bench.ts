@@ -45,8 +45,9 @@ function runCli(args: readonly string[], flags: readonly string[]): string {
 function coldMs(runs: number, file: string, args: (run: number) => readonly string[]): number {
   const times: number[] = [];
   for (let run = 0; run <= runs; run++) {
+    const argv = [file, ...args(run)];
     const start = performance.now();
-    execFileSync(process.execPath, [file, ...args(run)], { env: { ...process.env, DATABASE_URL: '' }, stdio: 'ignore' });
+    execFileSync(process.execPath, argv, { env: { ...process.env, DATABASE_URL: '' }, stdio: 'ignore' });
     if (run > 0) times.push(performance.now() - start);
   }
   return median(times);
