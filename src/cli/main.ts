@@ -14,9 +14,9 @@ import { usageError } from './usage-error.js';
 
 // Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-// PGlite's WebAssembly is compiled by the fast baseline compiler only: a command runs for well
-// under a second, and optimizing its hot functions in the background took longer than it saved
-// (opening a store costs about half the CPU time without it).
+// PGlite's WebAssembly is compiled by the baseline compiler only: a command runs for about a
+// second, and optimizing its hot functions on the other core cost more than it saved (opening a
+// store took twice the CPU time with it).
 setFlagsFromString('--liftoff-only');
 
 async function readStdin(): Promise<string> {

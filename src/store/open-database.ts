@@ -30,7 +30,7 @@ export interface OpenDatabase {
  * all of it when it starts: 100 MB of memory and a fifth of a short command's time. Its files
  * are read through the operating system's cache anyway, so a smaller pool costs little.
  */
-const PGLITE_SETTINGS = ['-c', `shared_buffers=32MB`];
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
 
 /** True when the newest migration is applied: one indexed read instead of the migrator's checks. */
 async function isCurrent(db: Kysely<DatabaseSchema>): Promise<boolean> {
