@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import nodeModule from 'node:module';
+import { setFlagsFromString } from 'node:v8';
 import { text } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
 import { redactSecrets } from '../errors/redact-secrets.js';
@@ -13,6 +14,10 @@ import { usageError } from './usage-error.js';
 
 // Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// PGlite's WebAssembly is compiled by the baseline compiler only: a command runs for about a
+// second, and optimizing its hot functions on the other core cost more than it saved (opening a
+// store took twice the CPU time with it).
+setFlagsFromString('--liftoff-only');
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {

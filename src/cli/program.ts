@@ -21,9 +21,9 @@ const countCommand = () => import('./commands/count-command.js');
 const storeCommands = () => import('./commands/store-commands.js');
 const importCommand = () => import('./commands/import-command.js');
 
-/** The version in package.json (two levels up from this file, in src/ and in dist/ alike). */
+/** The version in package.json, found by the package's own name (the bundled CLI sits elsewhere than src/). */
 function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  return (createRequire(import.meta.url)('sliding-context/package.json') as { version: string }).version;
 }
 
 /** The options that choose the store, as every command that opens one takes them. */

@@ -66,7 +66,7 @@ async function perform(store: HistoryStore, request: WireRequest): Promise<unkno
     throw new SlidingContextError('STORE_UNAVAILABLE', `The process ${process.pid} holding the store does not serve "${request.operation}": it runs another version of sliding-context.`);
   }
   const args = decodeWire(request.args);
-  if (!Array.isArray(args)) throw new SlidingContextError('INVALID_INPUT', `The request for "${request.operation}" carries no argument list.`);
+  if (!Array.isArray(args)) throw new SlidingContextError('UNEXPECTED_RESPONSE', `The request for "${request.operation}" carries no argument list.`);
   const operation: unknown = Reflect.get(store, request.operation);
   return Reflect.apply<HistoryStore, unknown[], Promise<unknown>>(operation as (...args: unknown[]) => Promise<unknown>, store, args);
 }

@@ -12,10 +12,11 @@ import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { defaultModelFor } from '../default-model.js';
+import { packageFile } from '../package-file.js';
 import { print, renderAgentHistory } from './store-commands.js';
 
 /** The bundled session the demo replays: 160 exchanges of a coding agent at work. */
-const DEMO_SESSION = new URL('../../../examples/long-coding-session.json', import.meta.url);
+const DEMO_SESSION = packageFile('examples/long-coding-session.json');
 
 /** A budget small enough for the window to slide many times over the bundled session. */
 const DEMO_BUDGET_TOKENS = 16_000;
