@@ -3,7 +3,7 @@ import { modelBudget } from '../window/model-budget.js';
 import { resolveCondenseThreshold, shouldCondense } from './condense-threshold.js';
 
 describe('modelBudget', () => {
-  it('gives seed 002\'s worked examples: 200k reserving 8,192 allows 171,808; 128k reserving 4,096 allows 111,104', () => {
+  it('gives the documented worked examples: 200k reserving 8,192 allows 171,808; 128k reserving 4,096 allows 111,104', () => {
     expect(modelBudget({ known: true, contextWindowTokens: 200_000, maxOutputTokens: 8192 }).allowedTokens).toBe(171_808);
     expect(modelBudget({ known: true, contextWindowTokens: 128_000, maxOutputTokens: 4096 }).allowedTokens).toBe(111_104);
   });

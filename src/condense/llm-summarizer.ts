@@ -122,7 +122,7 @@ function chunk(blocks: readonly string[], limit: number, countTokens: (text: str
 }
 
 /**
- * A summarizer that asks a model (seed 002's condensing). It is rolling: the new summary is the
+ * A summarizer that asks a model, as Roo Code's condensing does. It is rolling: the new summary is the
  * previous one with the newly evicted exchanges folded in. Input longer than the model takes is
  * summarized in parts, and the parts merged. A summary the model cut off at its output cap comes
  * back with finish reason `length`, which the conversation treats as a failure.

@@ -21,7 +21,7 @@ export interface OpenConversationOptions {
   readonly budgetTokens?: number | undefined;
   /**
    * Without `budgetTokens`, derive the budget from the model: its context window less a buffer
-   * (10%) and its reserved output, from the catalog with these overrides (seed 002). The condense
+   * (10%) and its reserved output, from the catalog with these overrides. The condense
    * threshold is then a percentage of the model's context window.
    */
   readonly modelBudget?: ModelBudgetOverrides | true | undefined;

@@ -2,7 +2,7 @@ import { type CutInput, type CutExchange, sumTokens } from './cut-input.js';
 import { DEFAULT_FRACTION } from './window-policy.js';
 
 /**
- * Roo Code's truncation (seed 002) in whole exchanges: while the request is over budget, remove
+ * Roo Code's truncation in whole exchanges: while the request is over budget, remove
  * `fraction` of the exchanges between the first and the latest (at least one), oldest first.
  * Roo counts messages and rounds to an even number so that a user/assistant pair goes together;
  * counting exchanges keeps every tool call with its result whatever the shape of the turn.

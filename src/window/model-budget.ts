@@ -1,6 +1,6 @@
 import type { ModelInfo } from '../tokens/model-catalog.js';
 
-/** Share of the context window kept free as a safety buffer, by default (seed 002). */
+/** Share of the context window kept free as a safety buffer, by default, as Roo Code keeps. */
 export const DEFAULT_BUFFER_FRACTION = 0.1;
 
 /** Output reserved when the catalog does not know the model's maximum output. */

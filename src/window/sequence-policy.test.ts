@@ -75,7 +75,7 @@ describe('the sequence finder, on Forge\'s pattern cases', () => {
   });
 });
 
-describe('the sequence policy\'s drop fallback (seed 003\'s cases)', () => {
+describe('the sequence policy\'s drop fallback (Forge\'s cases)', () => {
   const plan = (pattern: string, policy: { messageThreshold: number; retentionWindow?: number }) => {
     const messages = messagesFrom(pattern);
     const planned = planWindow({ messages, counter: bytesPerTokenCounter, budgetTokens: 0, policy: { name: 'sequence', ...policy } });

@@ -14,7 +14,7 @@ export function sequenceThresholdFires(
 }
 
 /**
- * Forge's sliding fallback (seed 003) in whole exchanges: while a threshold fires, drop the
+ * Forge's sliding fallback in whole exchanges: while a threshold fires, drop the
  * oldest exchange. Leading system messages stay; the window then starts at a user message; a
  * tool call goes with its results, since both are in one exchange; a history with no user
  * message has no exchange and drops nothing; the latest exchange stays.

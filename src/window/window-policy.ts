@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 
-/** Keep the first exchange, then remove this share of the rest, oldest first (seed 002). */
+/** Keep the first exchange, then remove this share of the rest, oldest first, as Roo Code truncates. */
 export interface FractionPolicy {
   readonly name: 'fraction';
   /** Share of the exchanges after the first removed per step, 0 < fraction ≤ 1 (default 0.5). */
@@ -9,7 +9,7 @@ export interface FractionPolicy {
 }
 
 /**
- * Forge's policy (seed 003): when a threshold fires, the oldest exchanges outside the last
+ * Forge's policy: when a threshold fires, the oldest exchanges outside the last
  * `retentionWindow` messages are condensed (by a summarizer, when the conversation has one),
  * else dropped oldest first until no threshold fires.
  */
