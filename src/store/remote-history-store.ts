@@ -26,7 +26,7 @@ const HELD_ELSEWHERE: OpenDatabase = {
 type Operation<Name extends ServedOperation> = HistoryStore[Name];
 
 /** Operations that only read: asked again of the store itself when the holder went away unanswering. */
-const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'usedToolCallIds', 'ranges', 'lastSeq', 'agentMeta', 'listAgents']);
+const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'ranges', 'lastSeq', 'agentMeta', 'listAgents']);
 
 /** Errors of requests the holder refused without running them, as it closed the store. */
 const notPerformed = new WeakSet<Error>();
@@ -238,10 +238,6 @@ export class RemoteHistoryStore extends HistoryStore {
 
   override timeline(...args: Parameters<Operation<'timeline'>>) {
     return this.#call('timeline', args);
-  }
-
-  override usedToolCallIds(...args: Parameters<Operation<'usedToolCallIds'>>) {
-    return this.#call('usedToolCallIds', args);
   }
 
   override recordRanges(...args: Parameters<Operation<'recordRanges'>>) {
