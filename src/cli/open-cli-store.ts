@@ -36,8 +36,9 @@ export async function withCliStore<Result>(
   options: { readonly create?: boolean } = {},
 ): Promise<Result> {
   // Loaded here: `history` draws a saved outline without the database code.
-  const { openStoreOrConnect } = await import('../store/open-store-or-connect.js');
-  const store = await openStoreOrConnect(cliStoreLocation(io, flags, options));
+  const [{ openStoreOrConnect }, { saveHistoryViews }] = await Promise.all([import('../store/open-store-or-connect.js'), import('../conversation/history-outline.js')]);
+  // The views `history` draws are saved by the store, for each agent written, as it closes.
+  const store = await openStoreOrConnect(cliStoreLocation(io, flags, options), { saveViews: saveHistoryViews });
   const cancel = io.onInterrupt(() => store.close());
   try {
     return await work(store);

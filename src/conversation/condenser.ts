@@ -3,7 +3,7 @@ import { summaryMessage } from '../condense/stored-summary.js';
 import type { StoredSummary } from './active-summary.js';
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailure } from '../condense/summary-failure.js';
-import type { MessagePosition } from '../store/history-store.js';
+import type { MessagePosition } from './conversation-store.js';
 import { countTargetKey, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowPolicy } from '../window/window-policy.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';

@@ -2,7 +2,7 @@ import type { Summarizer } from '../condense/summarizer.js';
 import type { SummaryFailureReason } from '../condense/summary-failure.js';
 import type { ToolDefinition } from '../message/message.js';
 import type { WireFormat } from '../providers/wire-format.js';
-import type { HistoryStore } from '../store/history-store.js';
+import type { ConversationStore } from './conversation-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../window/model-budget.js';
 import type { WindowPlan } from '../window/window-plan.js';
@@ -10,7 +10,7 @@ import type { WindowPolicy } from '../window/window-policy.js';
 
 /** Options of {@link openConversation}. */
 export interface OpenConversationOptions {
-  readonly store: HistoryStore;
+  readonly store: ConversationStore;
   /** Resume this agent; a new one is created when absent. */
   readonly agentId?: string | undefined;
   readonly provider: string;

@@ -3,7 +3,7 @@ import { findRewindTarget } from '../message/apply-events.js';
 import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
-import type { MessagePosition } from '../store/history-store.js';
+import type { MessagePosition } from './conversation-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
 import { WorkingBudget } from './working-budget.js';

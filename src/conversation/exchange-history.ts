@@ -4,7 +4,7 @@ import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import type { HistoryStore, MessageOutline } from '../store/history-store.js';
+import type { ConversationStore, MessageOutline } from './conversation-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
@@ -40,7 +40,7 @@ interface Placed {
 
 /** What {@link planStoredHistory} needs: the agent, the model and budget, and a counter on demand. */
 export interface StoredHistoryOptions {
-  readonly store: HistoryStore;
+  readonly store: ConversationStore;
   readonly agentId: string;
   readonly provider: string;
   readonly model: string;

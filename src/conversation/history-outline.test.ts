@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HistoryStore, type MessageOutline } from '../store/history-store.js';
+import { SAVE_VIEWS_AFTER_WRITE_UP_TO } from '../store/saved-view-upkeep.js';
 import { readSavedView } from '../store/saved-views.js';
 import type { StoredSummary } from './active-summary.js';
 import {
@@ -11,10 +12,10 @@ import {
   type HistoryOutline,
   historyOutlineFromJson,
   historyOutlineToJson,
-  SAVE_OUTLINE_AFTER_WRITE_UP_TO,
   saveHistoryOutline,
-  saveHistoryOutlineAfterWrite,
+  saveHistoryViews,
 } from './history-outline.js';
+import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson } from './saved-history-timeline.js';
 
 const agentIds = ['11111111-1111-4111-8111-111111111111', '11111111-1111-4111-8111-111111111111:22222222-2222-4222-8222-222222222222'];
 const when = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms));
@@ -91,24 +92,34 @@ describe('the saved history outline', () => {
   });
 });
 
-describe('saving the outline after a write', () => {
-  it('is done for a history up to the limit, and left to `history` beyond it', async () => {
+describe('saving the views of what a store wrote, as it closes', () => {
+  it('is done for each agent written with a history up to the limit, and left to `history` beyond it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'sliding-context-outline-'));
     const dataDir = join(directory, 'data');
     try {
-      let store = await HistoryStore.open({ dataDir });
+      let store = await HistoryStore.open({ dataDir }, { saveViews: saveHistoryViews });
       const small = await store.createAgent();
       const large = await store.createAgent();
+      const untouched = await store.createAgent();
       await store.append(small, [{ role: 'user', content: 'short' }]);
-      await store.append(large, Array.from({ length: SAVE_OUTLINE_AFTER_WRITE_UP_TO + 1 }, () => ({ role: 'user' as const, content: 'x' })));
-      for (const agent of [small, large]) await saveHistoryOutlineAfterWrite(store, agent);
+      await store.append(large, Array.from({ length: SAVE_VIEWS_AFTER_WRITE_UP_TO + 1 }, () => ({ role: 'user' as const, content: 'x' })));
+      const child = await store.fork(small);
       await store.close();
       expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, small))?.messages).toHaveLength(1);
+      expect(historyTimelineFromJson(readSavedView(dataDir, HISTORY_TIMELINE_VIEW, small))?.forks.map((fork) => fork.childId)).toEqual([child]);
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, child))?.messages).toHaveLength(1);
       expect(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, large)).toBeUndefined();
+      // Written before the others: its views were dropped by their writes, and saved again at close.
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, untouched))?.messages).toEqual([]);
+      // A store reading only saves nothing: the views saved stay as they are.
+      store = await HistoryStore.open({ dataDir }, { saveViews: saveHistoryViews });
+      await store.history(small);
+      await store.close();
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, small))?.messages).toHaveLength(1);
       store = await HistoryStore.open({ dataDir });
       await saveHistoryOutline(store, large);
       await store.close();
-      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, large))?.messages).toHaveLength(SAVE_OUTLINE_AFTER_WRITE_UP_TO + 1);
+      expect(historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, large))?.messages).toHaveLength(SAVE_VIEWS_AFTER_WRITE_UP_TO + 1);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

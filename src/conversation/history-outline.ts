@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HistoryStore, MessageOutline, OutlinedToolPart } from '../store/history-store.js';
+import type { ConversationStore, MessageOutline, OutlinedToolPart } from './conversation-store.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { saveHistoryTimeline } from './saved-history-timeline.js';
 
@@ -15,30 +15,24 @@ export interface HistoryOutline {
 export const HISTORY_OUTLINE_VIEW = 'history-outline-1';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
-export async function readHistoryOutline(store: HistoryStore, agentId: string): Promise<HistoryOutline> {
+export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
   const [meta, messages, summary] = await Promise.all([store.agentMeta(agentId), store.outline(agentId), activeSummary(store, agentId)]);
   return { meta, messages, summary };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */
-export function saveHistoryOutline(store: HistoryStore, agentId: string): Promise<HistoryOutline> {
+export function saveHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
   return store.deriveSavedView(agentId, HISTORY_OUTLINE_VIEW, () => readHistoryOutline(store, agentId), historyOutlineToJson);
 }
 
 /**
- * Histories up to this many messages have their outline saved by the command that wrote them:
- * reading it costs about 0.15–0.4 s per 10,000 messages on PGlite, which a small command should
- * not pay for a long history. A longer one is saved by the next `history`, which reads it anyway.
+ * Saves the views `history` draws an agent from: its outline, and its timeline (`history` lists
+ * the events too); with both saved it starts without the database. The saver a store that keeps
+ * views is opened with, to call for each agent it wrote to as it closes.
  */
-export const SAVE_OUTLINE_AFTER_WRITE_UP_TO = 20_000;
-
-/** What a command that wrote calls as it finishes: {@link saveHistoryOutline}, for a history up to {@link SAVE_OUTLINE_AFTER_WRITE_UP_TO} messages. */
-export async function saveHistoryOutlineAfterWrite(store: HistoryStore, agentId: string): Promise<void> {
-  if (store.savesViews && (await store.visibleLength(agentId)) <= SAVE_OUTLINE_AFTER_WRITE_UP_TO) {
-    await saveHistoryOutline(store, agentId);
-    // `history` lists the events too: with both saved it starts without the database.
-    await saveHistoryTimeline(store, agentId);
-  }
+export async function saveHistoryViews(store: ConversationStore, agentId: string): Promise<void> {
+  await saveHistoryOutline(store, agentId);
+  await saveHistoryTimeline(store, agentId);
 }
 
 const position = z.strictObject({ agentId: z.string(), seq: z.number().int() });

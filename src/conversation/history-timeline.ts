@@ -1,4 +1,4 @@
-import type { TimelineEntry, TimelineFork } from '../store/history-store.js';
+import type { TimelineEntry, TimelineFork } from './conversation-store.js';
 import type { ExchangeHistory } from './exchange-history.js';
 
 /** Why an exchange is out of the window: the budget evicted it, the summary stands for it, a clear or a rewind took it out. */

@@ -2,14 +2,14 @@ import { summaryMessage } from '../condense/stored-summary.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import type { ModelMessage } from '../message/message.js';
-import type { HistoryStore, MessagePosition, StoredMessage } from '../store/history-store.js';
+import type { ConversationStore, MessagePosition, StoredMessage } from './conversation-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowState } from '../window/window-state.js';
 
 /** What a conversation needs to load its window. */
 export interface LoadWindowInput {
-  readonly store: HistoryStore;
+  readonly store: ConversationStore;
   readonly agentId: string;
   readonly budgetTokens: number;
   /** Read the whole visible history (no budget, or a policy that chooses over every exchange). */

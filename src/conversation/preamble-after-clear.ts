@@ -1,5 +1,5 @@
 import type { Message } from '../message/message.js';
-import type { HistoryStore } from '../store/history-store.js';
+import type { ConversationStore } from './conversation-store.js';
 import { countTargetKey, type TokenCount } from '../tokens/token-counter.js';
 
 /** What a `clear` appends after itself: the leading system messages, with their stored counts. */
@@ -15,7 +15,7 @@ export interface PreambleAfterClear {
  * a `clear` must keep: the agent was made with them, as an Anthropic agent is made with its
  * `system`. A clear drops what came before it, so they are stored again after it.
  */
-export async function preambleAfterClear(store: HistoryStore, agentId: string): Promise<PreambleAfterClear> {
+export async function preambleAfterClear(store: ConversationStore, agentId: string): Promise<PreambleAfterClear> {
   const [{ head }, meta] = await Promise.all([store.windowTail(agentId, { minTokens: 0, withFirstExchange: false }), store.agentMeta(agentId)]);
   const leading = head.filter((entry) => entry.message.role === 'system');
   // The counts are kept for the model the agent is counted for, as they were stored.

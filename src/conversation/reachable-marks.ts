@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../store/history-store.js';
+import type { TimelineEntry } from './conversation-store.js';
 
 /** A mark a rewind can reach: its label, where it is stored, when, and how many exchanges come before it. */
 export interface ReachableMark {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HistoryStore, TimelineEntry, TimelineFork } from '../store/history-store.js';
+import type { ConversationStore, TimelineEntry, TimelineFork } from './conversation-store.js';
 
 /** An agent's whole path, events included, and the forks along and from it: what `history` lists. */
 export interface HistoryTimelineSource {
@@ -41,7 +41,7 @@ function savedEntry(row: unknown): SavedEntry | undefined {
 }
 
 /** Reads the timeline from the store, and saves it beside a PGlite directory for {@link historyTimelineFromJson}. */
-export function saveHistoryTimeline(store: HistoryStore, agentId: string): Promise<HistoryTimelineSource> {
+export function saveHistoryTimeline(store: ConversationStore, agentId: string): Promise<HistoryTimelineSource> {
   return store.deriveSavedView(agentId, HISTORY_TIMELINE_VIEW, () => store.timeline(agentId, { acrossClears: true }), historyTimelineToJson);
 }
 

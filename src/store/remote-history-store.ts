@@ -8,7 +8,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { LockHolder } from './directory-lock.js';
-import { type AppendOptions, HistoryStore } from './history-store.js';
+import { type AppendOptions, HistoryStore, type OpenStoreOptions } from './history-store.js';
 import type { OpenDatabase } from './open-database.js';
 import { fitsSocketPath, type ServedOperation, storeSocketPath } from './serve-store.js';
 import { decodeWire, encodeWire, type WireAnswer } from './store-wire.js';
@@ -26,7 +26,7 @@ const HELD_ELSEWHERE: OpenDatabase = {
 type Operation<Name extends ServedOperation> = HistoryStore[Name];
 
 /** Operations that only read: asked again of the store itself when the holder went away unanswering. */
-const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'usedToolCallIds', 'ranges', 'lastSeq', 'agentMeta', 'listAgents']);
+const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'ranges', 'lastSeq', 'agentMeta', 'listAgents']);
 
 /** Errors of requests the holder refused without running them, as it closed the store. */
 const notPerformed = new WeakSet<Error>();
@@ -127,20 +127,24 @@ function sentOptions<Options extends AppendOptions>(options: Options, agentId: s
 export class RemoteHistoryStore extends HistoryStore {
   readonly #connection: HolderConnection;
   readonly #dataDir: string;
+  /** What the store opened here once the holder went away is opened with. */
+  readonly #options: OpenStoreOptions;
   /** The store opened here once the holder went away: the operations left run on it. */
   #local: Promise<HistoryStore> | undefined;
 
-  private constructor(connection: HolderConnection, dataDir: string) {
+  private constructor(connection: HolderConnection, dataDir: string, options: OpenStoreOptions) {
     super(HELD_ELSEWHERE);
     this.#connection = connection;
     this.#dataDir = dataDir;
+    this.#options = options;
   }
 
   /**
    * Connects to the process serving the PGlite directory `dataDir`, or gives undefined when none
-   * answers on its socket (no holder, or one that does not serve).
+   * answers on its socket (no holder, or one that does not serve). `options` are those of the
+   * store opened here if the holder goes away meanwhile.
    */
-  static async connect(dataDir: string, holder: LockHolder | undefined): Promise<RemoteHistoryStore | undefined> {
+  static async connect(dataDir: string, holder: LockHolder | undefined, options: OpenStoreOptions = {}): Promise<RemoteHistoryStore | undefined> {
     if (!fitsSocketPath(storeSocketPath(dataDir))) return undefined;
     const socket = createConnection(storeSocketPath(dataDir));
     try {
@@ -152,7 +156,7 @@ export class RemoteHistoryStore extends HistoryStore {
       socket.destroy();
       return undefined;
     }
-    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder), dataDir);
+    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder), dataDir, options);
   }
 
   #call<Name extends ServedOperation>(name: Name, args: Parameters<Operation<Name>>): ReturnType<Operation<Name>> {
@@ -182,7 +186,7 @@ export class RemoteHistoryStore extends HistoryStore {
   async #openHere(reason: unknown): Promise<HistoryStore> {
     for (const deadline = Date.now() + HANDOVER_PATIENCE_MS; ;) {
       try {
-        return await HistoryStore.open({ dataDir: this.#dataDir, create: false });
+        return await HistoryStore.open({ dataDir: this.#dataDir, create: false }, this.#options);
       } catch (error) {
         if (!isSlidingContextError(error, 'STORE_LOCKED') || Date.now() > deadline) throw reason;
       }
@@ -238,10 +242,6 @@ export class RemoteHistoryStore extends HistoryStore {
 
   override timeline(...args: Parameters<Operation<'timeline'>>) {
     return this.#call('timeline', args);
-  }
-
-  override usedToolCallIds(...args: Parameters<Operation<'usedToolCallIds'>>) {
-    return this.#call('usedToolCallIds', args);
   }
 
   override recordRanges(...args: Parameters<Operation<'recordRanges'>>) {

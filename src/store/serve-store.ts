@@ -25,7 +25,6 @@ export const SERVED_OPERATIONS = [
   'visible',
   'outline',
   'timeline',
-  'usedToolCallIds',
   'recordRanges',
   'ranges',
   'lastSeq',

@@ -9,7 +9,6 @@ import { requireAgentName } from '../agent-name-option.js';
 import { defaultModelFor } from '../default-model.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
 import type { StoreCommandFlags } from './store-commands.js';
@@ -215,8 +214,6 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
       // Hand the terminal back at once: what is typed from here on is the shell's.
       lines.close();
       write(`\nbye: resume with \`${resumeCommand(session.agentId, flags)}\`\n`);
-      // Saved for `history`, which then starts without the database.
-      await saveHistoryOutlineAfterWrite(store, session.agentId);
     });
   } finally {
     lines.close();

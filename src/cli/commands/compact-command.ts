@@ -7,7 +7,6 @@ import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-conf
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { providerSdk } from '../provider-sdk.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
@@ -72,8 +71,6 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
       }
     }
     const result = withRedactedDetail(await conversation.compact({ dryRun: flags.dryRun === true }));
-    // Saved for `history`, which then starts without the database.
-    if (flags.dryRun !== true) await saveHistoryOutlineAfterWrite(store, agentId);
     warnOnFallback(io, result);
     const outcome = describeOutcome(result, flags.dryRun === true);
     // After a preview the summary is on the screen already.

@@ -9,7 +9,6 @@ import type { CliIo } from '../cli-io.js';
 import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
-import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
 import { type ConversationInput, isJsonLines, parseConversationInput, parseFormatOption, readInputText, resolveTarget } from '../read-conversation-input.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
@@ -174,8 +173,6 @@ export async function importConversation(store: HistoryStore, input: ImportInput
     ? await store.createAgentWithMessages(meta(), messages, { ...storeOptions, ...createdAt, name: flags.name })
     : await appendTo(flags.agent);
   storing.finish();
-  // Saved for `history`, the usual next step, which then starts without the database.
-  await saveHistoryOutlineAfterWrite(store, agentId);
   const skipped = Object.entries(skippedCounts).map(([reason, count]) => `${formatNumber(count)} ${reason}`);
   if (!flags.json) {
     const notes = [

@@ -9,7 +9,7 @@ import {
   planStoredHistory,
 } from '../../conversation/exchange-history.js';
 import { preambleAfterClear } from '../../conversation/preamble-after-clear.js';
-import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline, saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
+import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, saveHistoryOutline } from '../../conversation/history-outline.js';
 import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
 import { findRewindTarget } from '../../message/apply-events.js';
 import type { Message } from '../../message/message.js';
@@ -238,8 +238,9 @@ function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory
 }
 
 /**
- * `fork`, `clear`, `mark`, `rewind`: events in an agent's history. Each saves the outline of the
- * agent it leaves (the child, for a fork), so that `history` after it starts without the database.
+ * `fork`, `clear`, `mark`, `rewind`: events in an agent's history. The store saves the outline of
+ * the agent it leaves (the child, for a fork) as it closes, so that `history` after it starts
+ * without the database.
  */
 export async function runAgentEventCommand(
   action: 'fork' | 'clear' | 'mark' | 'rewind',
@@ -255,7 +256,6 @@ export async function runAgentEventCommand(
   await withCliStore(io, flags, async (store) => {
     if (action === 'fork') {
       const child = await store.fork(agentId, {}, { name: flags.name });
-      await saveHistoryOutlineAfterWrite(store, child);
       print(io, flags.json, { agentId: child }, child);
       return;
     }
@@ -269,7 +269,6 @@ export async function runAgentEventCommand(
     const kept = action === 'clear' ? await preambleAfterClear(store, agentId) : undefined;
     const counts = kept?.countTarget ? { counts: [null, ...kept.counts], countTarget: kept.countTarget } : {};
     const { firstSeq } = await store.append(agentId, [message, ...(kept?.messages ?? [])], counts);
-    await saveHistoryOutlineAfterWrite(store, agentId);
     const keptCount = kept?.messages.length ?? 0;
     const note = keptCount > 0 ? ` (${formatCount(keptCount, 'leading system message')} kept after it)` : '';
     const json = { agentId, seq: firstSeq, event: action, ...(label === undefined ? {} : { label }), ...(kept ? { keptSystemMessages: keptCount } : {}) };

@@ -1,0 +1,74 @@
+/** The ranges an agent's window evicted, readmitted or summarized: recorded, and read back. */
+import { randomUUID } from 'node:crypto';
+import { isRecord } from '../message/is-record.js';
+import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
+import type { ContextRange, ContextRangeInput } from './history-store-types.js';
+import { requireAgent, type StoreDatabase } from './stored-rows.js';
+import { decodeStoredJson, encodeStoredJson } from './stored-json.js';
+
+/** A range's data as its row stores it. */
+function storedRangeBody(data: Record<string, unknown>): { body: string; body_escaped: boolean } {
+  const stored = encodeStoredJson(data);
+  return { body: stored.text, body_escaped: stored.escaped };
+}
+
+/** A range's data as read back. */
+function rangeData(body: unknown, escaped: boolean): Record<string, unknown> {
+  const data = decodeStoredJson(body, escaped);
+  return isRecord(data) ? data : {};
+}
+
+/** Inserts the ranges, each as recorded by the agent `key`. */
+export async function insertRanges(db: StoreDatabase, key: AgentKey, ranges: readonly ContextRangeInput[]): Promise<void> {
+  const idOf = (publicId: string) => parseAgentId(publicId).id;
+  await db
+    .insertInto('context_ranges')
+    .values(
+      ranges.map((range) => ({
+        root_id: key.rootId,
+        agent_id: key.id,
+        id: randomUUID(),
+        kind: range.kind,
+        first_agent_id: idOf(range.first.agentId),
+        first_seq: range.first.seq,
+        last_agent_id: idOf(range.last.agentId),
+        last_seq: range.last.seq,
+        ...storedRangeBody(range.data ?? {}),
+      })),
+    )
+    .execute();
+}
+
+/** The ranges recorded for an agent, oldest first; `kind` keeps one kind only. */
+export async function readRanges(
+  db: StoreDatabase,
+  agentId: string,
+  filter: { readonly kind?: string | undefined; readonly inherited?: boolean | undefined } = {},
+): Promise<ContextRange[]> {
+  const key = parseAgentId(agentId);
+  // With `inherited`, each ancestor's ranges recorded up to the fork that leads here, too.
+  const scopes: { id: string; until?: Date }[] = [{ id: key.id }];
+  if (filter.inherited === true) {
+    const { lineage } = await requireAgent(db, key);
+    const path = [...lineage, key.id];
+    if (path.length > 1) {
+      const rows = await db.selectFrom('agents').select(['id', 'created_at']).where('root_id', '=', key.rootId).where('id', 'in', path).execute();
+      const created = new Map(rows.map((row) => [row.id, new Date(row.created_at)]));
+      for (let index = path.length - 2; index >= 0; index--) {
+        scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as Date });
+      }
+    }
+  }
+  let query = db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId)
+    .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until ? [eb('created_at', '<=', scope.until)] : [])]))));
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
+  const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });
+  return rows.map((row) => ({
+    kind: row.kind,
+    first: { agentId: publicId(row.first_agent_id, row.agent_id), seq: row.first_seq },
+    last: { agentId: publicId(row.last_agent_id, row.agent_id), seq: row.last_seq },
+    data: rangeData(row.body, row.body_escaped),
+    createdAt: new Date(row.created_at),
+  }));
+}
