@@ -23,7 +23,7 @@ export async function nameAgent(db: StoreDatabase, key: AgentKey, name: string |
  */
 export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
   const agents = await agentTotals(db);
-  const [firsts, tree] = await Promise.all([
+  const [firsts, tree, forkTokens] = await Promise.all([
     db
       .selectFrom('messages')
       .select(['root_id', 'agent_id', 'seq', 'title'])
@@ -34,11 +34,27 @@ export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
       .orderBy('seq')
       .execute(),
     db.selectFrom('agents').select(['root_id', 'id', 'name', 'fork_seq', 'meta']).execute(),
+    // For each fork, the tokens of its parent's own messages up to the fork point.
+    db
+      .selectFrom('agents as child')
+      .innerJoin('messages', (join) =>
+        join.onRef('messages.root_id', '=', 'child.root_id').onRef('messages.agent_id', '=', 'child.parent_id').onRef('messages.seq', '<=', 'child.fork_seq'))
+      .select(({ fn }) => ['child.root_id', 'child.id', fn.coalesce(fn.sum<string>('messages.tokens'), sql<string>`0`).as('tokens')])
+      .groupBy(['child.root_id', 'child.id'])
+      .execute(),
   ]);
   const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
   const first = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
   const row = new Map(tree.map((agent) => [keyOf(agent.root_id, agent.id), agent]));
   const byId = new Map(agents.map((agent) => [agent.agentId, agent]));
+  const tokensAtFork = new Map(forkTokens.map((fork) => [keyOf(fork.root_id, fork.id), Number(fork.tokens)]));
+  /** Tokens an agent sees from its ancestors: its parent's up to the fork, and all the parent inherited. */
+  const inheritedTokens = (agentId: string): number => {
+    const agent = byId.get(agentId);
+    if (!agent?.parentId) return 0;
+    const { rootId, id } = parseAgentId(agentId);
+    return (tokensAtFork.get(keyOf(rootId, id)) ?? 0) + inheritedTokens(agent.parentId);
+  };
   /** Messages an agent sees up to `upTo` of its own seqs (all of them without it), and the first title there. */
   const seen = (agentId: string, upTo: number | undefined): { messages: number; title: string | null } => {
     const agent = byId.get(agentId);
@@ -60,6 +76,7 @@ export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
       name: stored?.name ?? null,
       forkSeq: stored?.fork_seq ?? null,
       inheritedMessages: all.messages - agent.messages,
+      inheritedTokens: inheritedTokens(agent.agentId),
       title: all.title,
       provider: typeof meta.provider === 'string' ? meta.provider : null,
       model: typeof meta.model === 'string' ? meta.model : null,

@@ -105,6 +105,7 @@ export interface AgentSummary {
   readonly parentId: string | null;
   /** Messages (events included) the agent stored itself. */
   readonly messages: number;
+  /** Stored tokens of the messages it stored itself. */
   readonly tokens: number;
   readonly lastActivity: Date;
   /** The name the user gave it, or null. */
@@ -113,6 +114,8 @@ export interface AgentSummary {
   readonly forkSeq: number | null;
   /** Messages it sees from its ancestors, up to the forks that lead to it. */
   readonly inheritedMessages: number;
+  /** Stored tokens of those inherited messages. */
+  readonly inheritedTokens: number;
   /** The title of the first exchange it plays (its ancestors' first, for a fork), or null. */
   readonly title: string | null;
   readonly provider: string | null;

@@ -19,6 +19,7 @@ interface Listed {
   messages: number;
   inheritedMessages: number;
   tokens: number;
+  inheritedTokens: number;
   title: string | null;
   provider: string | null;
   model: string | null;
@@ -37,8 +38,11 @@ describe('agents', () => {
       root = await store.createAgent({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, { name: 'main' });
       await store.append(root, turns('the first task'), { counts: [{ tokens: 1200, exact: true, method: 'test' }, { tokens: 800, exact: true, method: 'test' }], countTarget: { provider: 'anthropic', model: 'claude-sonnet-4-5' } });
       child = await store.fork(root);
-      await store.append(child, turns('child work', 'more'));
-      await store.append(root, turns('root goes on'));
+      const count = (tokens: number) => ({ tokens, exact: true, method: 'test' });
+      const target = { countTarget: { provider: 'anthropic', model: 'claude-sonnet-4-5' } };
+      await store.append(child, turns('child work', 'more'), { counts: [count(100), count(100), count(100), count(200)], ...target });
+      // What the root stores after the fork is not the child's.
+      await store.append(root, turns('root goes on'), { counts: [count(400), count(200)], ...target });
       other = await store.createAgent({ provider: 'openai', model: 'gpt-4o' });
       await store.append(other, turns('another'));
     } finally {
@@ -47,19 +51,19 @@ describe('agents', () => {
     const grandchild = (await runCli(['fork', child, '--name', 'deeper', ...flags])).stdout.trim();
     const listed = JSON.parse((await runCli(['agents', '--json', ...flags])).stdout) as Listed[];
     const byId = new Map(listed.map((agent) => [agent.agentId, agent]));
-    expect(byId.get(root)).toMatchObject({ name: 'main', parentId: null, messages: 4, inheritedMessages: 0, tokens: 2000, title: 'ask the first task', provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(byId.get(root)).toMatchObject({ name: 'main', parentId: null, messages: 4, inheritedMessages: 0, tokens: 2600, inheritedTokens: 0, title: 'ask the first task', provider: 'anthropic', model: 'claude-sonnet-4-5' });
     // A fork inherits the messages up to its fork point, but not its parent's name.
-    expect(byId.get(child)).toMatchObject({ name: null, parentId: root, messages: 4, inheritedMessages: 2, title: 'ask the first task' });
-    expect(byId.get(grandchild)).toMatchObject({ name: 'deeper', parentId: child, messages: 0, inheritedMessages: 6, title: 'ask the first task' });
+    expect(byId.get(child)).toMatchObject({ name: null, parentId: root, messages: 4, inheritedMessages: 2, tokens: 500, inheritedTokens: 2000, title: 'ask the first task' });
+    expect(byId.get(grandchild)).toMatchObject({ name: 'deeper', parentId: child, messages: 0, inheritedMessages: 6, tokens: 0, inheritedTokens: 2500, title: 'ask the first task' });
     expect(byId.get(other)).toMatchObject({ name: null, parentId: null, messages: 2, title: 'ask another', provider: 'openai' });
 
     const table = (await runCli(['agents', ...flags])).stdout.trimEnd().split('\n');
     expect(table[0]).toMatch(/^AGENT +NAME +MODEL +TITLE +MESSAGES +TOKENS +LAST ACTIVE$/);
     const short = (agentId: string) => agentId.split(':')[1] ?? agentId;
     expect(table.slice(1)).toEqual([
-      expect.stringMatching(new RegExp(`^${root} +main +anthropic/claude-sonnet-4-5 +"ask the first task" +4 +2,000 +just now$`)),
-      expect.stringMatching(new RegExp(`^└─ ${short(child)} +anthropic/claude-sonnet-4-5 +"ask the first task" +6 +0 +\\S`)),
-      expect.stringMatching(new RegExp(`^ {3}└─ ${short(grandchild)} +deeper +anthropic/claude-sonnet-4-5 +"ask the first task" +6 +0 +\\S`)),
+      expect.stringMatching(new RegExp(`^${root} +main +anthropic/claude-sonnet-4-5 +"ask the first task" +4 +2,600 +just now$`)),
+      expect.stringMatching(new RegExp(`^└─ ${short(child)} +anthropic/claude-sonnet-4-5 +"ask the first task" +6 +2,500 +\\S`)),
+      expect.stringMatching(new RegExp(`^ {3}└─ ${short(grandchild)} +deeper +anthropic/claude-sonnet-4-5 +"ask the first task" +6 +2,500 +\\S`)),
       expect.stringMatching(new RegExp(`^${other} +openai/gpt-4o +"ask another" +2 +0 +\\S`)),
     ]);
     // Every row of the table is an agent of the JSON, and the columns line up under the header.

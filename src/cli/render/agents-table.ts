@@ -27,7 +27,7 @@ export function agentTreeRows(agents: readonly AgentSummary[]): { agent: AgentSu
 
 /**
  * `agents` as a table under a header: id (forks indented under their parent), name,
- * provider/model, title, messages (inherited ones included), tokens and last activity.
+ * provider/model, title, messages and tokens (inherited ones included) and last activity.
  */
 export function renderAgentsTable(agents: readonly AgentSummary[], now: Date): string {
   if (agents.length === 0) return '(no agents yet)';
@@ -38,7 +38,7 @@ export function renderAgentsTable(agents: readonly AgentSummary[], now: Date): s
     agent.provider === null ? '' : `${agent.provider}/${agent.model ?? '?'}`,
     agent.title === null ? '' : `"${clipText(agent.title, 40)}"`,
     formatNumber(agent.messages + agent.inheritedMessages),
-    formatNumber(agent.tokens),
+    formatNumber(agent.tokens + agent.inheritedTokens),
     formatAge(agent.lastActivity, now),
   ]);
   const header = ['AGENT', 'NAME', 'MODEL', 'TITLE', 'MESSAGES', 'TOKENS', 'LAST ACTIVE'];
