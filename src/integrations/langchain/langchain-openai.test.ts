@@ -33,6 +33,7 @@ describe('slidingContextMiddleware with createAgent and ChatOpenAI', () => {
   let server: Awaited<ReturnType<typeof startOpenAiServer>>;
   let middleware: ReturnType<typeof slidingContextMiddleware>;
   const log = new EventLog();
+  const customChunks: unknown[] = [];
 
   beforeAll(async () => {
     server = await startOpenAiServer({ reply: scriptedReply, counter, model: 'gpt-4o', contextLimitTokens: CONTEXT_LIMIT_TOKENS });
@@ -45,10 +46,13 @@ describe('slidingContextMiddleware with createAgent and ChatOpenAI', () => {
       if (turn % 2 === 0) {
         await agent.invoke(input, config);
       } else {
-        // Streamed: the model's tokens reach the caller as they come.
-        let chunks = 0;
-        for await (const _chunk of await agent.stream(input, { ...config, streamMode: 'messages' })) chunks += 1;
-        expect(chunks).toBeGreaterThan(0);
+        // Streamed: the model's tokens reach the caller as they come, the window's events in the custom mode.
+        let tokens = 0;
+        for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ['messages', 'custom'] })) {
+          if (mode === 'messages') tokens += 1;
+          else customChunks.push(chunk);
+        }
+        expect(tokens).toBeGreaterThan(0);
       }
     }
   }, 240_000);
@@ -91,6 +95,8 @@ describe('slidingContextMiddleware with createAgent and ChatOpenAI', () => {
     expect(names).toContain('sliding-context/overflow-retried');
     expect(names).toContain('sliding-context/exchange-evicted');
     expect(log.events.find((event) => event.name === 'sliding-context/overflow-retried')?.data).toMatchObject({ type: 'overflow-retried', attempt: 1, limit: CONTEXT_LIMIT_TOKENS });
+    // The overflow came in a streamed turn: the custom stream carried it too.
+    expect(customChunks).toContainEqual({ 'sliding-context/overflow-retried': expect.objectContaining({ type: 'overflow-retried', attempt: 1 }) });
   });
 
   it('keeps the full history, which the CLI reads from a second process while the store is open', async () => {
