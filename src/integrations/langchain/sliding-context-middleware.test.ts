@@ -2,9 +2,10 @@ import { MemorySaver } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIGEST_HEADING, digestSummarizer } from '../../condense/digest-summarizer.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { loadTokenCounter } from '../../tokens/load-token-counter.js';
-import { agentTools, scriptedReply, userText } from './_test-agent-script.js';
+import { agentTools, requestProblems, scriptedReply, userText } from './_test-agent-script.js';
 import { startOpenAiServer } from './_test-provider-servers.js';
 import { slidingContextMiddleware, type SlidingContextMiddlewareOptions } from './sliding-context-middleware.js';
 
@@ -20,9 +21,9 @@ afterAll(async () => {
   await store.close();
 });
 
-function agentWith(options: SlidingContextMiddlewareOptions, checkpointer?: MemorySaver) {
+function agentWith(options: SlidingContextMiddlewareOptions, checkpointer?: MemorySaver, systemPrompt?: string) {
   const model = new ChatOpenAI({ model: 'gpt-4o', apiKey: 'sk-loopback', maxRetries: 0, configuration: { baseURL: server.url } });
-  return createAgent({ model, tools: agentTools, middleware: [slidingContextMiddleware({ store, budgetTokens: 100_000, ...options })], ...(checkpointer ? { checkpointer } : {}) });
+  return createAgent({ model, tools: agentTools, middleware: [slidingContextMiddleware({ store, budgetTokens: 100_000, ...options })], ...(checkpointer ? { checkpointer } : {}), ...(systemPrompt === undefined ? {} : { systemPrompt }) });
 }
 
 const ask = (turn: number) => ({ messages: [{ role: 'user', content: userText(turn) }] });
@@ -70,5 +71,22 @@ describe('slidingContextMiddleware: which conversation', () => {
     await agentWith({}).invoke(ask(2));
     const added = (await store.listAgents()).filter((agent) => !agentsBefore.has(agent.agentId));
     expect(added.map((agent) => [agent.name, agent.messages]).sort()).toEqual([[null, 2 * 7], [null, 7]].sort());
+  });
+});
+
+describe('slidingContextMiddleware: condense', () => {
+  it('pins the digest of what left the window after the system prompt, within budget', async () => {
+    const agent = agentWith({ budgetTokens: 2000, condense: { summarizer: digestSummarizer(), thresholdPercent: 60 } }, new MemorySaver(), 'You are a terse assistant.');
+    const config = { configurable: { thread_id: 'condensed-thread' } };
+    const before = server.seen.length;
+    for (let turn = 0; turn < 5; turn++) await agent.invoke(ask(turn), config);
+    const last = server.seen.at(-1)!;
+    expect(server.seen.slice(before).every((request) => request.tokens <= 2000)).toBe(true);
+    expect(requestProblems(last, userText(4))).toEqual([]);
+    expect(last.system).toBe('You are a terse assistant.');
+    const [summary] = last.messages;
+    expect(summary?.role).toBe('system');
+    expect(summary?.content).toContain(DIGEST_HEADING);
+    expect(summary?.content).toContain('Turn 0');
   });
 });
