@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIGEST_HEADING, digestSummarizer } from '../../condense/digest-summarizer.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { loadTokenCounter } from '../../tokens/load-token-counter.js';
+import { resolveModel } from '../../tokens/model-catalog.js';
+import { modelBudget } from '../../window/model-budget.js';
 import { agentTools, requestProblems, scriptedReply, userText } from './_test-agent-script.js';
 import { startOpenAiServer } from './_test-provider-servers.js';
 import { slidingContextMiddleware, type SlidingContextMiddlewareOptions } from './sliding-context-middleware.js';
@@ -23,7 +25,7 @@ afterAll(async () => {
 
 function agentWith(options: SlidingContextMiddlewareOptions, checkpointer?: MemorySaver, systemPrompt?: string) {
   const model = new ChatOpenAI({ model: 'gpt-4o', apiKey: 'sk-loopback', maxRetries: 0, configuration: { baseURL: server.url } });
-  return createAgent({ model, tools: agentTools, middleware: [slidingContextMiddleware({ store, budgetTokens: 100_000, ...options })], ...(checkpointer ? { checkpointer } : {}), ...(systemPrompt === undefined ? {} : { systemPrompt }) });
+  return createAgent({ model, tools: agentTools, middleware: [slidingContextMiddleware({ store, ...options })], ...(checkpointer ? { checkpointer } : {}), ...(systemPrompt === undefined ? {} : { systemPrompt }) });
 }
 
 const ask = (turn: number) => ({ messages: [{ role: 'user', content: userText(turn) }] });
@@ -71,6 +73,16 @@ describe('slidingContextMiddleware: which conversation', () => {
     await agentWith({}).invoke(ask(2));
     const added = (await store.listAgents()).filter((agent) => !agentsBefore.has(agent.agentId));
     expect(added.map((agent) => [agent.name, agent.messages]).sort()).toEqual([[null, 2 * 7], [null, 7]].sort());
+  });
+});
+
+describe('slidingContextMiddleware: budget', () => {
+  it('derives the budget from the chat model when none is given: its context window less its output and a buffer', async () => {
+    await agentWith({ conversationId: 'derived-budget' }).invoke(ask(0));
+    const [agent] = await agentNamed('derived-budget');
+    const meta = await store.agentMeta(agent!.agentId);
+    expect(meta).toMatchObject({ provider: 'openai', model: 'gpt-4o', budgetTokens: modelBudget(resolveModel('openai', 'gpt-4o')).allowedTokens });
+    expect(meta.budgetTokens).toBeLessThan(128_000);
   });
 });
 
