@@ -43,6 +43,9 @@ function importFresh(entry: string): { names: string[]; packages: string[] } {
 /** What the core must never load: the database, its query builder and driver, the provider SDKs. */
 const HEAVY = /^(@electric-sql\/pglite|kysely|pg|pg-.*|openai|@anthropic-ai\/sdk|@google\/genai|ai)$/;
 
+/** The frameworks, optional peers: only their own entry loads them. */
+const FRAMEWORKS = /^(langchain|@langchain\/.*)$/;
+
 /** Every value the root entry exported before the store and the providers had entries of their own. */
 const EXPORTED_BEFORE = [
   'Conversation', 'DEFAULT_BUDGET_TOKENS', 'DEFAULT_BUFFER_FRACTION', 'DEFAULT_CONDENSE_THRESHOLD', 'DEFAULT_CONDENSING_PROMPT', 'DEFAULT_FRACTION',
@@ -66,10 +69,12 @@ describe('entry points', () => {
   let core: Imported;
   let store: Imported;
   let providers: Imported;
+  let langchain: Imported;
   beforeAll(() => {
     core = importFresh('sliding-context');
     store = importFresh('sliding-context/store');
     providers = importFresh('sliding-context/providers');
+    langchain = importFresh('sliding-context/langchain');
   });
 
   it('the root entry, the pure core, loads no database, query builder, driver or provider SDK', () => {
@@ -86,6 +91,12 @@ describe('entry points', () => {
   it('the providers entry holds the wire formats, the chat clients and preflight counting, without loading an SDK', () => {
     expect(providers.names).toEqual(expect.arrayContaining(['buildRequest', 'convertFrom', 'detectFormat', 'createPreflightCounter', 'anthropicClient']));
     expect(providers.packages.filter((name) => HEAVY.test(name))).toEqual([]);
+  });
+
+  it('no entry but the framework\'s own loads a framework', () => {
+    for (const entry of [core, store, providers]) expect(entry.packages.filter((name) => FRAMEWORKS.test(name))).toEqual([]);
+    expect(langchain.names).toEqual(expect.arrayContaining(['slidingContextMiddleware', 'convertFromLangChain', 'convertToLangChain']));
+    expect(langchain.packages).toEqual(expect.arrayContaining(['langchain', '@langchain/core']));
   });
 
   it('every value the root exported before is exported by one of the three entries', () => {

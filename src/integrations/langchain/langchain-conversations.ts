@@ -1,0 +1,141 @@
+import { type Conversation, type ConversationEvent, openConversation } from '../../conversation/conversation.js';
+import type { CondenseOptions } from '../../conversation/conversation-options.js';
+import type { ToolDefinition } from '../../message/message.js';
+import { defaultDataDir } from '../../store/default-data-dir.js';
+import { HistoryStore } from '../../store/history-store.js';
+import { parseAgentId } from '../../store/agent-id.js';
+import { loadTokenCounter } from '../../tokens/load-token-counter.js';
+import { type CountTarget, countTargetKey, type TokenCounter } from '../../tokens/token-counter.js';
+import type { WindowPolicy } from '../../window/window-policy.js';
+
+/** Where the history is kept and how the window is planned: the options every integration takes. */
+export interface IntegrationOptions {
+  /** An embedded PGlite directory (default: the CLI's, `$SLIDING_CONTEXT_DATA_DIR` or `~/.local/share/sliding-context`). */
+  readonly dataDir?: string | undefined;
+  /** A store opened by the caller (PostgreSQL or PGlite), used instead of `dataDir` and left open. */
+  readonly store?: HistoryStore | undefined;
+  /** The conversation (an agent id, or a name `agents` shows) used when a call names none. */
+  readonly conversationId?: string | undefined;
+  /** Tokens a request may use; default: derived from the model (its context window less output and a buffer). */
+  readonly budgetTokens?: number | undefined;
+  readonly policy?: WindowPolicy | undefined;
+  readonly condense?: CondenseOptions | undefined;
+}
+
+/** One conversation as the integration holds it: the ids it has stored, and a queue so that its steps never interleave. */
+export interface HeldConversation {
+  readonly conversation: Conversation;
+  /** Ids of messages stored, or in the window when it was opened. */
+  readonly storedIds: Set<string>;
+  /** Events since they were last taken. */
+  readonly events: ConversationEvent[];
+  /** Runs `step` after every step queued before it on this conversation. */
+  readonly serially: <T>(step: () => Promise<T>) => Promise<T>;
+}
+
+/** What a conversation is opened with: the model the counts are for, and the agent's system prompt and tools. */
+export interface OpenFor {
+  readonly target: CountTarget;
+  readonly system: string | undefined;
+  readonly tools: readonly ToolDefinition[];
+}
+
+/**
+ * The conversations of one integration instance, by key (a thread or conversation id; the empty
+ * key for calls that name none, one new agent per instance). A key that is an agent id opens
+ * that agent; any other key names an agent, created with that name the first time.
+ */
+export class IntegrationConversations {
+  readonly #options: IntegrationOptions;
+  #store: Promise<HistoryStore> | undefined;
+  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #held = new Map<string, Promise<HeldConversation>>();
+
+  constructor(options: IntegrationOptions) {
+    this.#options = options;
+  }
+
+  /** The store: the one given, else the PGlite directory opened on first use. */
+  store(): Promise<HistoryStore> {
+    if (this.#options.store) return Promise.resolve(this.#options.store);
+    this.#store ??= HistoryStore.open({ dataDir: this.#options.dataDir ?? (process.env.SLIDING_CONTEXT_DATA_DIR || defaultDataDir(process.env)) });
+    return this.#store;
+  }
+
+  #counter(target: CountTarget): Promise<TokenCounter> {
+    const key = countTargetKey(target);
+    let counter = this.#counters.get(key);
+    if (!counter) {
+      counter = loadTokenCounter({ targets: [target] });
+      this.#counters.set(key, counter);
+    }
+    return counter;
+  }
+
+  /** The conversation for `key`, opened on first use. */
+  held(key: string, openFor: OpenFor): Promise<HeldConversation> {
+    let held = this.#held.get(key);
+    if (!held) {
+      held = this.#open(key, openFor);
+      // A failed open is tried again on the next call.
+      held.catch(() => this.#held.delete(key));
+      this.#held.set(key, held);
+    }
+    return held;
+  }
+
+  async #open(key: string, openFor: OpenFor): Promise<HeldConversation> {
+    const store = await this.store();
+    const agentId = key === '' ? undefined : await findAgent(store, key);
+    const conversation = await openConversation({
+      store,
+      ...(agentId === undefined ? {} : { agentId }),
+      ...openFor.target,
+      counter: await this.#counter(openFor.target),
+      system: openFor.system,
+      tools: openFor.tools,
+      ...(this.#options.budgetTokens === undefined ? { modelBudget: true } : { budgetTokens: this.#options.budgetTokens }),
+      policy: this.#options.policy,
+      condense: this.#options.condense,
+      meta: { integration: 'langchain' },
+    });
+    if (agentId === undefined && key !== '') await store.renameAgent(conversation.agentId, key);
+    const events: ConversationEvent[] = [];
+    conversation.on((event) => events.push(event));
+    // The newest stored message is always in the window: the messages a call sends after it are new.
+    const { report } = await conversation.request();
+    const storedIds = new Set(report.messages.flatMap((message) => (message.id === undefined ? [] : [message.id])));
+    let queue: Promise<unknown> = Promise.resolve();
+    const serially = <T>(step: () => Promise<T>): Promise<T> => {
+      const run = queue.then(step, step);
+      queue = run.catch(() => undefined);
+      return run;
+    };
+    return { conversation, storedIds, events, serially };
+  }
+
+  /** Closes the store when this instance opened it. */
+  async close(): Promise<void> {
+    const opened = this.#store;
+    this.#store = undefined;
+    this.#held.clear();
+    if (opened) await (await opened).close();
+  }
+}
+
+/** The agent a key names: the stored agent of that id, else the most recently active root agent of that name. */
+async function findAgent(store: HistoryStore, key: string): Promise<string | undefined> {
+  try {
+    parseAgentId(key);
+    await store.agentMeta(key);
+    return key;
+  } catch {
+    // Not the id of a stored agent: a name.
+  }
+  let found: { agentId: string; lastActivity: Date } | undefined;
+  for (const agent of await store.listAgents()) {
+    if (agent.name !== key || agent.parentId !== null) continue;
+    if (!found || agent.lastActivity > found.lastActivity) found = agent;
+  }
+  return found?.agentId;
+}
