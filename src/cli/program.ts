@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
+import { DEFAULT_MODEL, DEFAULT_MODELS, DEFAULT_PROVIDER } from '../tokens/default-target.js';
 import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
 import type { CountCommandOptions } from './commands/count-command.js';
@@ -29,6 +29,12 @@ function packageVersion(): string {
 /** The options that choose the store, as every command that opens one takes them. */
 const dataDirOption = () => new Option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)');
 const databaseUrlOption = () => new Option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)');
+
+/** Each provider's default model, listed for help: `gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash`. */
+function defaultModelList(conjunction: string, comma = ','): string {
+  const models = Object.values(DEFAULT_MODELS);
+  return `${models.slice(0, -1).join(', ')}${comma} ${conjunction} ${models.at(-1) ?? ''}`;
+}
 
 const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
 
@@ -88,7 +94,7 @@ export function createProgram(io: CliIo): Command {
     .description('Replay a bundled 160-exchange coding-agent session through a conversation on the embedded PGlite, and show the window slide.')
     .option('--budget <tokens>', 'token budget, or "model" (default: 16000, small so that the window slides)')
     .option('--provider <name>', `provider to count for (default: ${DEFAULT_PROVIDER})`)
-    .option('--model <name>', 'model to count for (default: the provider\'s: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
+    .option('--model <name>', `model to count for (default: the provider's: ${defaultModelList('or')})`)
     .option('--data-dir <dir>', 'keep the replayed agent in this PGlite directory (default: in memory, gone when the demo ends)')
     .option('--exchanges <count>', 'replay only the first N exchanges of the session, at most 160 (default: all 160)')
     .option('--json', 'print the totals and the summary as JSON')
@@ -101,8 +107,8 @@ export function createProgram(io: CliIo): Command {
   program
     .command('chat')
     .description('A terminal coding agent on sliding-context: streaming, read-only tools, the context rule in the scrollback, slash commands.')
-    .option('--provider <name>', 'openai, anthropic or google (keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)', 'openai')
-    .option('--model <name>', 'model (default: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
+    .option('--provider <name>', 'openai, anthropic or google (keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)', DEFAULT_PROVIDER)
+    .option('--model <name>', `model (default: ${defaultModelList('or')})`)
     .option('--base-url <url>', 'an OpenAI-compatible server instead (llama.cpp, vLLM, Ollama): no key needed')
     .option('--agent <id>', 'resume this agent (default: the last one chatted with in this directory)')
     .option('--new', 'start a new agent even if this directory has one')
@@ -160,7 +166,7 @@ export function createProgram(io: CliIo): Command {
     .argument('<agent>', 'agent id')
     .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
     .option('--out <file>', 'write to this file instead of stdout')
-    .option('--model <name>', 'the model a provider body names (default: the agent\'s; for another provider\'s format, its default: gpt-4o, claude-sonnet-4-6 or gemini-2.5-flash)')
+    .option('--model <name>', `the model a provider body names (default: the agent's; for another provider's format, its default: ${defaultModelList('or', '')})`)
     .action(async (agent: string, options: ExportFlags) => {
       const { runExportCommand } = await import('./commands/export-command.js');
       await runExportCommand(agent, options, io);

@@ -6,7 +6,7 @@ import { ChatSession } from '../chat/chat-session.js';
 import { chatToolDefinitions } from '../chat/chat-tools.js';
 import type { CliIo } from '../cli-io.js';
 import { requireAgentName } from '../agent-name-option.js';
-import { defaultModelFor } from '../default-model.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { saveHistoryOutlineAfterWrite } from '../../conversation/history-outline.js';
@@ -141,7 +141,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
   requireAgentName(flags.name, 'chat');
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');
-  const provider = flags.provider ?? 'openai';
+  const provider = flags.provider ?? DEFAULT_PROVIDER;
   if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_OPTION', `--provider must be openai, anthropic or google; got "${provider}".`);
   const model = flags.model ?? defaultModelFor(provider);
   const cwd = io.cwd ?? '.';

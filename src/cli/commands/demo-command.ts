@@ -11,7 +11,7 @@ import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
-import { defaultModelFor } from '../default-model.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.js';
 import { packageFile } from '../package-file.js';
 import { print, renderAgentHistory } from './store-commands.js';
 
@@ -53,7 +53,7 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
   const session = parseConversationInput(await readFile(DEMO_SESSION, 'utf8'), 'the bundled session');
   const sessionExchanges = detectExchanges(session.messages);
   const exchanges = sessionExchanges.slice(0, exchangeLimit(flags.exchanges, sessionExchanges.length));
-  const provider = flags.provider ?? 'openai';
+  const provider = flags.provider ?? DEFAULT_PROVIDER;
   const model = flags.model ?? defaultModelFor(provider);
   const budgetTokens = (await resolveCliBudget(io, flags.budget, { provider, model })) ?? DEMO_BUDGET_TOKENS;
   const counter = await loadCliCounter(io, provider, model);
