@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { createInterface, type Interface } from 'node:readline';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ChatClient } from '../../providers/chat-client.js';
@@ -21,11 +23,25 @@ export interface ChatFlags extends StoreCommandFlags {
   readonly baseUrl?: string | undefined;
   readonly agent?: string | undefined;
   readonly new?: boolean | undefined;
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   readonly allowCommands?: boolean | undefined;
   /** A name for the agent, shown by `agents`. */
   readonly name?: string | undefined;
 }
+
+/** What `chat` declares of its flags, checked when it runs. */
+export const chatFlags: z.ZodType<ChatFlags> = z.object({
+  ...storeFlagsShape,
+  provider: textFlag(),
+  model: textFlag(),
+  baseUrl: textFlag(),
+  agent: textFlag(),
+  new: switchFlag(),
+  budget: targetFlagsShape.budget,
+  allowCommands: switchFlag(),
+  name: textFlag(),
+});
 
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 

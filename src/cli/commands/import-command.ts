@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { importConversation as importIntoStore, type ImportResult } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
@@ -27,6 +29,17 @@ export interface ImportFlags extends StoreCommandFlags, TargetFlags {
   /** A name for the agent, shown by `agents`. */
   readonly name?: string | undefined;
 }
+
+/** What `import` declares of its flags, checked when it runs. */
+export const importFlags: z.ZodType<ImportFlags> = z.object({
+  ...storeFlagsShape,
+  ...targetFlagsShape,
+  format: textFlag(),
+  agent: textFlag(),
+  strict: switchFlag(),
+  sync: switchFlag(),
+  name: textFlag(),
+});
 
 /** A conversation ready to store: a provider body or message array, an export read back, or an agent transcript. */
 export type ImportInput = ImportedConversation;

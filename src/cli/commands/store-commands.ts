@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
@@ -52,10 +54,26 @@ export interface StoreCommandFlags extends StoreFlags {
 export interface TargetFlags {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   /** A policy name, or a policy object from the config file. */
   readonly policy?: unknown;
 }
+
+/** What the store commands without flags of their own declare (`agents`, `clear`, `mark`, `rewind`), checked when they run. */
+export const storeCommandFlags: z.ZodType<StoreCommandFlags> = z.object(storeFlagsShape);
+
+/** What `fork` declares of its flags, checked when it runs. */
+export const forkFlags: z.ZodType<StoreCommandFlags & { readonly name?: string | undefined }> = z.object({ ...storeFlagsShape, name: textFlag() });
+
+/** What `history` declares of its flags, checked when it runs. */
+export const historyFlags: z.ZodType<HistoryFlags> = z.object({
+  ...storeFlagsShape,
+  ...targetFlagsShape,
+  all: switchFlag(),
+  limit: textFlag(),
+  tail: textFlag(),
+});
 
 /** Prints `data` as JSON with `--json`, else `text` with its control characters shown, not sent. */
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
