@@ -6,6 +6,7 @@ import { parseJsonText } from '../message/parse-json-text.js';
 import { estimateFamilies, type EstimateFamilyName } from '../tokens/data/estimate-families.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
+import { condenseProfileSetting } from './cli-settings.js';
 
 /** The file the CLI reads its settings from, in the working directory. */
 export const CONFIG_FILE = 'sliding-context.config.json';
@@ -127,7 +128,7 @@ export function cliCondenseThreshold(config: CliConfig, io: Pick<CliIo, 'env' | 
   return resolveCondenseThreshold({
     globalPercent: config.condense?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD,
     profilePercents: Object.fromEntries(Object.entries(profiles).map(([name, profile]) => [name, profile.thresholdPercent])),
-    profile: io.env.SLIDING_CONTEXT_PROFILE ?? config.condense?.profile,
+    profile: condenseProfileSetting(io.env, config),
     warn: (message) => io.stderr.write(`warning: ${message}\n`),
   });
 }

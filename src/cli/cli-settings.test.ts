@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CliConfig } from './cli-config.js';
-import { budgetSetting, CLI_SETTINGS, type CliSettingName, settingFromEnv, settingWinner } from './cli-settings.js';
+import { budgetSetting, CLI_SETTINGS, condenseProfileSetting, type CliSettingName, settingFromEnv, settingWinner } from './cli-settings.js';
 
 /** A config file that sets only `name`, to a value of its own. */
 const configSetting: Record<CliSettingName, CliConfig> = {
@@ -52,6 +52,13 @@ describe('CLI settings: a flag beats its env var, which beats the config file', 
     expect(settingWinner('dataDir', { ...none, env: { DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: 'env-dir' } })).toEqual({ source: 'env', value: 'env-dir' });
     expect(settingFromEnv('dataDir', { databaseUrl: 'postgres://flag/db' }, { SLIDING_CONTEXT_DATA_DIR: 'env-dir' })).toBeUndefined();
     expect(settingFromEnv('dataDir', {}, { SLIDING_CONTEXT_DATA_DIR: 'env-dir' })).toBe('env-dir');
+  });
+
+  it('takes the condense profile from SLIDING_CONTEXT_PROFILE, else the config file', () => {
+    const config = { condense: { profile: 'from-config' } };
+    expect(condenseProfileSetting({ SLIDING_CONTEXT_PROFILE: 'from-env' }, config)).toBe('from-env');
+    expect(condenseProfileSetting({}, config)).toBe('from-config');
+    expect(condenseProfileSetting({}, {})).toBeUndefined();
   });
 
   it('leaves a setting the command does not declare alone', () => {

@@ -103,6 +103,14 @@ export function budgetSetting(flag: string | number | undefined, env: CliIo['env
   return fromEnv.trim() === 'model' ? 'model' : validateBudgetTokens(fromEnv, 'SLIDING_CONTEXT_TOKENS');
 }
 
+/**
+ * The condense profile in force: `SLIDING_CONTEXT_PROFILE` (even empty, as it always was read),
+ * else the config file's `condense.profile`. No flag sets it.
+ */
+export function condenseProfileSetting(env: CliIo['env'], config: CliConfig): string | undefined {
+  return env.SLIDING_CONTEXT_PROFILE ?? config.condense?.profile;
+}
+
 /** Fills the options a command declares but was not given, from env vars and then the config. */
 export function applyCliSettings(command: Command, config: CliConfig, env: CliIo['env']): void {
   const declared = new Set(command.options.map((option) => option.attributeName()));
