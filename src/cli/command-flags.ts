@@ -17,7 +17,7 @@ export const targetFlagsShape = {
   provider: textFlag(),
   model: textFlag(),
   budget: z.union([z.string(), z.number()]).optional(),
-  policy: z.unknown(),
+  policy: z.unknown().optional(),
 };
 
 /**
