@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold } from '../condense/condense-threshold.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
@@ -7,6 +6,7 @@ import { parseJsonText } from '../message/parse-json-text.js';
 import { estimateFamilies, type EstimateFamilyName } from '../tokens/data/estimate-families.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
+import { condenseProfileSetting } from './cli-settings.js';
 
 /** The file the CLI reads its settings from, in the working directory. */
 export const CONFIG_FILE = 'sliding-context.config.json';
@@ -128,51 +128,7 @@ export function cliCondenseThreshold(config: CliConfig, io: Pick<CliIo, 'env' | 
   return resolveCondenseThreshold({
     globalPercent: config.condense?.thresholdPercent ?? DEFAULT_CONDENSE_THRESHOLD,
     profilePercents: Object.fromEntries(Object.entries(profiles).map(([name, profile]) => [name, profile.thresholdPercent])),
-    profile: io.env.SLIDING_CONTEXT_PROFILE ?? config.condense?.profile,
+    profile: condenseProfileSetting(io.env, config),
     warn: (message) => io.stderr.write(`warning: ${message}\n`),
   });
-}
-
-/**
- * Options filled in from the environment and then the config file when a flag does not set them:
- * flags win over env vars, which win over the file. `handledBy` env vars are read where the option
- * is used, so here the file fills the option only when that variable is unset. Options of one
- * `group` are one choice: a flag for any of them keeps the others from env and file, and an env
- * var for any keeps the others from the file (`--data-dir` beats `DATABASE_URL`).
- */
-const SOURCES: readonly { readonly option: string; readonly env: string; readonly handledBy?: 'command'; readonly group?: 'store'; readonly config: (config: CliConfig) => unknown }[] = [
-  { option: 'budget', env: 'SLIDING_CONTEXT_TOKENS', handledBy: 'command', config: (config) => config.budget },
-  { option: 'dataDir', env: 'SLIDING_CONTEXT_DATA_DIR', handledBy: 'command', group: 'store', config: (config) => config.dataDir },
-  { option: 'databaseUrl', env: 'DATABASE_URL', handledBy: 'command', group: 'store', config: (config) => config.databaseUrl },
-  { option: 'provider', env: 'SLIDING_CONTEXT_PROVIDER', config: (config) => config.provider },
-  { option: 'model', env: 'SLIDING_CONTEXT_MODEL', config: (config) => config.model },
-  { option: 'policy', env: 'SLIDING_CONTEXT_POLICY', config: (config) => config.policy },
-  { option: 'pinFirst', env: 'SLIDING_CONTEXT_PIN_FIRST', config: (config) => config.pinFirst },
-  { option: 'summarizer', env: 'SLIDING_CONTEXT_SUMMARIZER', config: (config) => config.condense?.summarizer },
-  { option: 'summarizerProvider', env: 'SLIDING_CONTEXT_SUMMARIZER_PROVIDER', config: (config) => config.condense?.summarizerProvider },
-  { option: 'summarizerModel', env: 'SLIDING_CONTEXT_SUMMARIZER_MODEL', config: (config) => config.condense?.summarizerModel },
-  { option: 'baseUrl', env: 'SLIDING_CONTEXT_BASE_URL', config: (config) => config.condense?.baseUrl },
-];
-
-/** Fills the options a command declares but was not given, from env vars and then the config. */
-export function applyCliSettings(command: Command, config: CliConfig, env: CliIo['env']): void {
-  const declared = new Set(command.options.map((option) => option.attributeName()));
-  const isGiven = (option: string) => {
-    const given = command.getOptionValueSource(option);
-    return given === 'cli' || (given === undefined && command.getOptionValue(option) !== undefined);
-  };
-  const isInEnv = (name: string) => env[name] !== undefined && env[name] !== '';
-  const members = (group: string | undefined) => SOURCES.filter((source) => group !== undefined && source.group === group && declared.has(source.option));
-  for (const source of SOURCES) {
-    if (!declared.has(source.option)) continue;
-    if (isGiven(source.option) || members(source.group).some((member) => isGiven(member.option))) continue;
-    const fromEnv = env[source.env];
-    if (members(source.group).some((member) => member !== source && isInEnv(member.env))) continue;
-    if (fromEnv !== undefined && fromEnv !== '') {
-      if (source.handledBy !== 'command') command.setOptionValueWithSource(source.option, source.option === 'pinFirst' ? fromEnv === '1' || fromEnv === 'true' : fromEnv, 'env');
-      continue;
-    }
-    const fromConfig = source.config(config);
-    if (fromConfig !== undefined) command.setOptionValueWithSource(source.option, typeof fromConfig === 'number' ? String(fromConfig) : fromConfig, 'config');
-  }
 }

@@ -2,6 +2,7 @@ import type { HistoryStore } from '../store/history-store.js';
 import type { StoreLocation } from '../store/open-database.js';
 import { defaultDataDir } from '../store/default-data-dir.js';
 import type { CliIo } from './cli-io.js';
+import { settingFromEnv } from './cli-settings.js';
 
 /** The store flags every store command takes. */
 export interface StoreFlags {
@@ -12,7 +13,7 @@ export interface StoreFlags {
 /**
  * The store the flags and environment name, a flag first: `--database-url`, `--data-dir`, then
  * `DATABASE_URL`, `SLIDING_CONTEXT_DATA_DIR`, else the data home. The config file's setting
- * arrives as a flag when neither a flag nor an env var names a store (see `applyCliSettings`).
+ * arrives as a flag when neither a flag nor an env var names a store (see `applyCliSettings`); the order is `cli-settings.ts`'s.
  * `create: false` (read-only commands) refuses a directory or a server database that holds no
  * store yet, creating nothing there.
  */
@@ -20,8 +21,9 @@ export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readon
   const create = options.create === false ? { create: false } : {};
   if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl, ...create };
   if (flags.dataDir) return { dataDir: flags.dataDir, ...create };
-  if (io.env.DATABASE_URL) return { databaseUrl: io.env.DATABASE_URL, ...create };
-  return { dataDir: io.env.SLIDING_CONTEXT_DATA_DIR || defaultDataDir(io.env), ...create };
+  const databaseUrl = settingFromEnv('databaseUrl', flags, io.env);
+  if (databaseUrl !== undefined) return { databaseUrl, ...create };
+  return { dataDir: settingFromEnv('dataDir', flags, io.env) ?? defaultDataDir(io.env), ...create };
 }
 
 /**

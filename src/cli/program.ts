@@ -1,17 +1,11 @@
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/token-counter.js';
+import { DEFAULT_MODEL, DEFAULT_MODELS, DEFAULT_PROVIDER } from '../tokens/default-target.js';
 import { wireFormats } from '../providers/wire-format-names.js';
 import type { CliIo } from './cli-io.js';
-import type { CountCommandOptions } from './commands/count-command.js';
-import type { CompactFlags } from './commands/compact-command.js';
-import type { DemoFlags } from './commands/demo-command.js';
-import type { ExportFlags } from './commands/export-command.js';
-import type { ChatFlags } from './commands/chat-command.js';
-import type { runImportCommand } from './commands/import-command.js';
-import type { runHistoryCommand, StoreCommandFlags } from './commands/store-commands.js';
-import type { WindowCommandOptions } from './commands/window-command.js';
-import { applyCliSettings, loadCliConfig } from './cli-config.js';
+import { loadCliConfig } from './cli-config.js';
+import { parseCommandFlags } from './command-flags.js';
+import { applyCliSettings } from './cli-settings.js';
 import { modelOverrideOptions, recordModelOverrideFlags } from './cli-model-overrides.js';
 import { WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 
@@ -29,6 +23,12 @@ function packageVersion(): string {
 /** The options that choose the store, as every command that opens one takes them. */
 const dataDirOption = () => new Option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)');
 const databaseUrlOption = () => new Option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)');
+
+/** Each provider's default model, listed for help: `gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash`. */
+function defaultModelList(conjunction: string, comma = ','): string {
+  const models = Object.values(DEFAULT_MODELS);
+  return `${models.slice(0, -1).join(', ')}${comma} ${conjunction} ${models.at(-1) ?? ''}`;
+}
 
 const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
 
@@ -78,9 +78,11 @@ export function createProgram(io: CliIo): Command {
       'after',
       '\nExamples:\n  sliding-context window examples/coding-agent-session.json --budget 24000\n  cat conversation.json | sliding-context window --json --pin-first\n  sliding-context window anthropic-request.json --budget 50000 --body > windowed.json',
     )
-    .action(async (file: string | undefined, options: WindowCommandOptions & StoreCommandFlags & { agent?: string }) => {
-      if (options.agent === undefined) await (await windowCommand()).runWindowCommand(file, options, io);
-      else await (await windowCommand()).runAgentWindowCommand(options.agent, options, io);
+    .action(async (file: string | undefined, options: unknown) => {
+      const { runAgentWindowCommand, runWindowCommand, windowFlags } = await windowCommand();
+      const flags = parseCommandFlags(windowFlags, options, 'window');
+      if (flags.agent === undefined) await runWindowCommand(file, flags, io);
+      else await runAgentWindowCommand(flags.agent, flags, io);
     });
 
   program
@@ -88,21 +90,21 @@ export function createProgram(io: CliIo): Command {
     .description('Replay a bundled 160-exchange coding-agent session through a conversation on the embedded PGlite, and show the window slide.')
     .option('--budget <tokens>', 'token budget, or "model" (default: 16000, small so that the window slides)')
     .option('--provider <name>', `provider to count for (default: ${DEFAULT_PROVIDER})`)
-    .option('--model <name>', 'model to count for (default: the provider\'s: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
+    .option('--model <name>', `model to count for (default: the provider's: ${defaultModelList('or')})`)
     .option('--data-dir <dir>', 'keep the replayed agent in this PGlite directory (default: in memory, gone when the demo ends)')
     .option('--exchanges <count>', 'replay only the first N exchanges of the session, at most 160 (default: all 160)')
     .option('--json', 'print the totals and the summary as JSON')
     .addHelpText('after', '\nExamples:\n  sliding-context demo\n  sliding-context demo --provider anthropic --budget 30000 --data-dir ./demo-store')
-    .action(async (options: DemoFlags) => {
-      const { runDemoCommand } = await import('./commands/demo-command.js');
-      await runDemoCommand(options, io);
+    .action(async (options: unknown) => {
+      const { demoFlags, runDemoCommand } = await import('./commands/demo-command.js');
+      await runDemoCommand(parseCommandFlags(demoFlags, options, 'demo'), io);
     });
 
   program
     .command('chat')
     .description('A terminal coding agent on sliding-context: streaming, read-only tools, the context rule in the scrollback, slash commands.')
-    .option('--provider <name>', 'openai, anthropic or google (keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)', 'openai')
-    .option('--model <name>', 'model (default: gpt-4o, claude-sonnet-4-6, or gemini-2.5-flash)')
+    .option('--provider <name>', 'openai, anthropic or google (keys: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY)', DEFAULT_PROVIDER)
+    .option('--model <name>', `model (default: ${defaultModelList('or')})`)
     .option('--base-url <url>', 'an OpenAI-compatible server instead (llama.cpp, vLLM, Ollama): no key needed')
     .option('--agent <id>', 'resume this agent (default: the last one chatted with in this directory)')
     .option('--new', 'start a new agent even if this directory has one')
@@ -112,9 +114,9 @@ export function createProgram(io: CliIo): Command {
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')
-    .action(async (options: ChatFlags) => {
-      const { runChatCommand } = await import('./commands/chat-command.js');
-      await runChatCommand(options, io);
+    .action(async (options: unknown) => {
+      const { chatFlags, runChatCommand } = await import('./commands/chat-command.js');
+      await runChatCommand(parseCommandFlags(chatFlags, options, 'chat'), io);
     });
 
   program
@@ -129,8 +131,9 @@ export function createProgram(io: CliIo): Command {
       'after',
       '\nExamples:\n  sliding-context count examples/coding-agent-session.json --provider anthropic --model claude-sonnet-4-5\n  cat request.json | sliding-context count --json',
     )
-    .action(async (file: string | undefined, options: CountCommandOptions) => {
-      await (await countCommand()).runCountCommand(file, options, io);
+    .action(async (file: string | undefined, options: unknown) => {
+      const { countFlags, runCountCommand } = await countCommand();
+      await runCountCommand(file, parseCommandFlags(countFlags, options, 'count'), io);
     });
 
   const storeCommand = (name: string, description: string, example: string) =>
@@ -152,22 +155,24 @@ export function createProgram(io: CliIo): Command {
     .option('--name <name>', 'a name for the agent, shown by `agents` (with --agent: renames it)')
     .option('--sync', 'with --agent: the body is the agent\'s conversation grown by some turns; append only the messages it does not hold yet')
     .addHelpText('after', '  sliding-context import request-turn-12.json --agent <agent-id> --sync\n  sliding-context import ~/.codex/sessions/2026/11/21/rollout-2026-11-21T08-00-00-019a8f2e.jsonl --strict\n  sliding-context import anthropic-request.json --agent <agent-id>')
-    .action(async (file: string, options: Parameters<typeof runImportCommand>[1]) => {
-      await (await importCommand()).runImportCommand(file, options, io);
+    .action(async (file: string, options: unknown) => {
+      const { importFlags, runImportCommand } = await importCommand();
+      await runImportCommand(file, parseCommandFlags(importFlags, options, 'import'), io);
     });
 
   storeCommand('export', 'Write an agent\'s whole history: a provider body of what the model sees, or JSONL with every message and event.', 'sliding-context export <agent-id> --format anthropic --out request.json')
     .argument('<agent>', 'agent id')
     .option('--format <format>', `${[...wireFormats, 'jsonl'].join(', ')} (default: jsonl, one neutral message a line, events included; import reads it back)`)
     .option('--out <file>', 'write to this file instead of stdout')
-    .option('--model <name>', 'the model a provider body names (default: the agent\'s; for another provider\'s format, its default: gpt-4o, claude-sonnet-4-6 or gemini-2.5-flash)')
-    .action(async (agent: string, options: ExportFlags) => {
-      const { runExportCommand } = await import('./commands/export-command.js');
-      await runExportCommand(agent, options, io);
+    .option('--model <name>', `the model a provider body names (default: the agent's; for another provider's format, its default: ${defaultModelList('or', '')})`)
+    .action(async (agent: string, options: unknown) => {
+      const { exportFlags, runExportCommand } = await import('./commands/export-command.js');
+      await runExportCommand(agent, parseCommandFlags(exportFlags, options, 'export'), io);
     });
 
-  storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(async (options: StoreCommandFlags) => {
-    await (await storeCommands()).runAgentsCommand(options, io);
+  storeCommand('agents', 'List the stored agents with their messages, tokens and last activity.', 'sliding-context agents --json').action(async (options: unknown) => {
+    const { runAgentsCommand, storeCommandFlags } = await storeCommands();
+    await runAgentsCommand(parseCommandFlags(storeCommandFlags, options, 'agents'), io);
   });
 
   storeCommand('history', 'Show an agent\'s exchanges out of and in the window, with the context rule.', 'sliding-context history <agent-id> --budget 50000')
@@ -180,8 +185,9 @@ export function createProgram(io: CliIo): Command {
     .option('--limit <n>', 'show only the first N rows (exchanges and events)')
     .option('--tail <n>', 'show only the last N rows (exchanges and events)')
     .addHelpText('after', '  sliding-context history <agent-id> --all --tail 20')
-    .action(async (agent: string, options: Parameters<typeof runHistoryCommand>[1]) => {
-      await (await storeCommands()).runHistoryCommand(agent, options, io);
+    .action(async (agent: string, options: unknown) => {
+      const { historyFlags, runHistoryCommand } = await storeCommands();
+      await runHistoryCommand(agent, parseCommandFlags(historyFlags, options, 'history'), io);
     });
 
   storeCommand('compact', 'Condense an agent\'s history into the pinned summary, shown before it replaces anything.', 'sliding-context compact <agent-id> --dry-run')
@@ -193,27 +199,29 @@ export function createProgram(io: CliIo): Command {
     .option('--policy <name>', POLICY_HELP)
     .option('--dry-run', 'show the summary and change nothing')
     .option('--yes', 'apply without asking (on a terminal compact shows the summary and asks first)')
-    .action(async (agent: string, options: CompactFlags) => {
-      const { runCompactCommand } = await import('./commands/compact-command.js');
-      await runCompactCommand(agent, options, io);
+    .action(async (agent: string, options: unknown) => {
+      const { compactFlags, runCompactCommand } = await import('./commands/compact-command.js');
+      await runCompactCommand(agent, parseCommandFlags(compactFlags, options, 'compact'), io);
     });
 
   storeCommand('fork', 'Fork an agent: the child sees the history so far and goes on alone.', 'sliding-context fork <agent-id> --name try-postgres')
     .argument('<agent>', 'agent id')
     .option('--name <name>', 'a name for the child, shown by `agents`')
-    .action(async (agent: string, options: StoreCommandFlags & { name?: string }) => {
-      await (await storeCommands()).runAgentEventCommand('fork', agent, undefined, options, io);
+    .action(async (agent: string, options: unknown) => {
+      const { forkFlags, runAgentEventCommand } = await storeCommands();
+      await runAgentEventCommand('fork', agent, undefined, parseCommandFlags(forkFlags, options, 'fork'), io);
     });
   storeCommand('clear', 'Clear an agent\'s window (the history keeps everything).', 'sliding-context clear <agent-id>')
     .argument('<agent>', 'agent id')
-    .action(async (agent: string, options: StoreCommandFlags) => {
-      await (await storeCommands()).runAgentEventCommand('clear', agent, undefined, options, io);
+    .action(async (agent: string, options: unknown) => {
+      const { runAgentEventCommand, storeCommandFlags } = await storeCommands();
+      await runAgentEventCommand('clear', agent, undefined, parseCommandFlags(storeCommandFlags, options, 'clear'), io);
     });
   storeCommand('marks', 'List the marks a rewind of an agent can reach: label, seq, when, and the exchange it comes before.', 'sliding-context marks <agent-id> --json')
     .argument('<agent>', 'agent id')
-    .action(async (agent: string, options: StoreCommandFlags) => {
-      const { runMarksCommand } = await import('./commands/marks-command.js');
-      await runMarksCommand(agent, options, io);
+    .action(async (agent: string, options: unknown) => {
+      const { marksFlags, runMarksCommand } = await import('./commands/marks-command.js');
+      await runMarksCommand(agent, parseCommandFlags(marksFlags, options, 'marks'), io);
     });
   for (const [action, description] of [
     ['mark', 'Set a mark in an agent\'s history.'],
@@ -222,8 +230,9 @@ export function createProgram(io: CliIo): Command {
     storeCommand(action, description, `sliding-context ${action} <agent-id> before-refactor`)
       .argument('<agent>', 'agent id')
       .argument('<label>', 'mark label')
-      .action(async (agent: string, label: string, options: StoreCommandFlags) => {
-        await (await storeCommands()).runAgentEventCommand(action, agent, label, options, io);
+      .action(async (agent: string, label: string, options: unknown) => {
+        const { runAgentEventCommand, storeCommandFlags } = await storeCommands();
+        await runAgentEventCommand(action, agent, label, parseCommandFlags(storeCommandFlags, options, action), io);
       });
   }
 

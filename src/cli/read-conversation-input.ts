@@ -1,48 +1,11 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
-import type { Message, ToolDefinition } from '../message/message.js';
-import { parseJsonText } from '../message/parse-json-text.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../sources/read-transcript.js';
 import { parseJsonLines, type TranscriptFormat } from '../sources/transcript.js';
-import { convertFrom, detectFormat, type WireFormat, wireFormats } from '../providers/wire-format.js';
+import { type WireFormat, wireFormats } from '../providers/wire-format.js';
+import { type ConversationInput, isJsonLines, parseConversationInput, withoutByteOrderMark } from '../import/conversation-input.js';
 import type { CliIo } from './cli-io.js';
 
-/** A conversation as the CLI reads it, with the format it came in. */
-export interface ConversationInput {
-  readonly format: WireFormat;
-  /** True when the format was detected rather than given with `--format`. */
-  readonly detected: boolean;
-  readonly system?: string | undefined;
-  readonly tools?: ToolDefinition[] | undefined;
-  readonly messages: Message[];
-  /** The body's other fields, restored when the body is rebuilt. */
-  readonly options: Readonly<Record<string, unknown>>;
-  /** The agent transcript the conversation was read from, when it was one (`format` is then its wire format). */
-  readonly transcript?: TranscriptFormat | undefined;
-}
-
-/** The byte order mark some editors put at the start of a UTF-8 file; JSON does not allow it. */
-const BYTE_ORDER_MARK = '\uFEFF';
-
-/** The text without a leading byte order mark. */
-export function withoutByteOrderMark(text: string): string {
-  return text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
-}
-
-/**
- * True for JSON lines: two or more lines, the first a whole JSON object. One JSON document spread
- * over lines never starts with a complete one, so the whole text is not parsed twice to tell.
- */
-export function isJsonLines(text: string): boolean {
-  const start = text.trimStart();
-  const end = start.indexOf('\n');
-  if (end === -1 || start.slice(end).trim() === '') return false;
-  try {
-    const first: unknown = JSON.parse(start.slice(0, end));
-    return typeof first === 'object' && first !== null && !Array.isArray(first);
-  } catch {
-    return false;
-  }
-}
+export { type ConversationInput, isJsonLines, parseConversationInput, providerOfFormat, resolveTarget, withoutByteOrderMark } from '../import/conversation-input.js';
 
 /** Reads the text of a file, or of stdin for `-` or no path. */
 export async function readInputText(io: CliIo, path: string | undefined): Promise<string> {
@@ -61,18 +24,6 @@ export function parseFormatOption(value: string | undefined): WireFormat | 'auto
   const format = wireFormats.find((candidate) => candidate === value);
   if (!format) throw new SlidingContextError('INVALID_OPTION', `--format must be auto or one of ${[...wireFormats, ...TRANSCRIPT_FORMATS].join(', ')}; got "${value}".`);
   return format;
-}
-
-/**
- * Parses JSON text as a conversation in `format` (detected when `auto`): a neutral message array
- * or `{ system?, tools?, messages }`, or a provider request body.
- * @throws SlidingContextError `INVALID_JSON`, `UNKNOWN_FORMAT`, `INVALID_REQUEST_BODY` or `INVALID_MESSAGE`, naming what and where;
- * `INPUT_NOT_TEXT` or `INPUT_TOO_DEEP` before anything walks the value.
- */
-export function parseConversationInput(text: string, sourceName: string, format: WireFormat | 'auto' = 'auto'): ConversationInput {
-  const json = parseJsonText(text, sourceName);
-  const chosen = format === 'auto' ? detectFormat(json) : format;
-  return { format: chosen, detected: format === 'auto', ...convertFrom(chosen, json) };
 }
 
 /** The wire format an agent transcript's messages are in, for counting and for the body rebuilt. */
@@ -120,27 +71,4 @@ export function describeInput(input: ConversationInput): string {
 /** The `--json` fields that name the input: `format`, and `transcript` when it was one. */
 export function inputJson(input: ConversationInput): { format: WireFormat; transcript?: TranscriptFormat } {
   return { format: input.format, ...(input.transcript === undefined ? {} : { transcript: input.transcript }) };
-}
-
-/** The provider whose API a wire format is, if one. */
-export const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> = {
-  'neutral': undefined,
-  'openai-chat': 'openai',
-  'openai-responses': 'openai',
-  'anthropic': 'anthropic',
-  'google': 'google',
-  'ai-sdk': undefined,
-};
-
-/**
- * The provider and model to count for: the flags when given, else what the body says (its
- * format and `model`; an AI SDK `provider/model` id is split), else openai and gpt-4o.
- */
-export function resolveTarget(input: ConversationInput, flags: { provider?: string | undefined; model?: string | undefined }) {
-  const bodyModel = typeof input.options.model === 'string' ? input.options.model : undefined;
-  const [gatewayProvider, gatewayModel] = bodyModel?.includes('/') ? bodyModel.split('/', 2) : [undefined, bodyModel];
-  return {
-    provider: flags.provider ?? providerOfFormat[input.format] ?? gatewayProvider ?? 'openai',
-    model: flags.model ?? gatewayModel ?? 'gpt-4o',
-  };
 }

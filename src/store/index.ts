@@ -30,3 +30,11 @@ export {
   type WindowTail,
 } from './history-store.js';
 export type { StoreLocation } from './open-database.js';
+export {
+  importConversation,
+  type ImportOptions,
+  type ImportProgress,
+  type ImportResult,
+} from '../import/import-conversation.js';
+export { type ImportedConversation, type ImportFormat, type ImportSource, readImportInput } from '../import/read-import-input.js';
+export type { BrokenLine, TranscriptFormat } from '../sources/transcript.js';

@@ -48,7 +48,4 @@ export interface TokenCounter {
   countMessage(input: CountTarget & { readonly message: ModelMessage }): TokenCount;
 }
 
-/** Provider assumed when none is given. */
-export const DEFAULT_PROVIDER = 'openai';
-/** Model assumed when none is given. */
-export const DEFAULT_MODEL = 'gpt-4o';
+export { DEFAULT_MODEL, DEFAULT_PROVIDER } from './default-target.js';

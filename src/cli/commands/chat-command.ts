@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { createInterface, type Interface } from 'node:readline';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ChatClient } from '../../providers/chat-client.js';
@@ -6,7 +8,7 @@ import { ChatSession } from '../chat/chat-session.js';
 import { chatToolDefinitions } from '../chat/chat-tools.js';
 import type { CliIo } from '../cli-io.js';
 import { requireAgentName } from '../agent-name-option.js';
-import { defaultModelFor } from '../default-model.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
@@ -20,11 +22,25 @@ export interface ChatFlags extends StoreCommandFlags {
   readonly baseUrl?: string | undefined;
   readonly agent?: string | undefined;
   readonly new?: boolean | undefined;
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   readonly allowCommands?: boolean | undefined;
   /** A name for the agent, shown by `agents`. */
   readonly name?: string | undefined;
 }
+
+/** What `chat` declares of its flags, checked when it runs. */
+export const chatFlags: z.ZodType<ChatFlags> = z.object({
+  ...storeFlagsShape,
+  provider: textFlag(),
+  model: textFlag(),
+  baseUrl: textFlag(),
+  agent: textFlag(),
+  new: switchFlag(),
+  budget: targetFlagsShape.budget,
+  allowCommands: switchFlag(),
+  name: textFlag(),
+});
 
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
@@ -140,7 +156,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
   requireAgentName(flags.name, 'chat');
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');
-  const provider = flags.provider ?? 'openai';
+  const provider = flags.provider ?? DEFAULT_PROVIDER;
   if (!isChatProvider(provider)) throw new SlidingContextError('INVALID_OPTION', `--provider must be openai, anthropic or google; got "${provider}".`);
   const model = flags.model ?? defaultModelFor(provider);
   const cwd = io.cwd ?? '.';

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import type { Summarizer } from '../../condense/summarizer.js';
 import { type Conversation, openConversation } from '../../conversation/conversation.js';
@@ -23,6 +25,18 @@ export interface CompactFlags extends StoreCommandFlags, TargetFlags {
   /** Apply without asking, on a terminal too. */
   readonly yes?: boolean | undefined;
 }
+
+/** What `compact` declares of its flags, checked when it runs. */
+export const compactFlags: z.ZodType<CompactFlags> = z.object({
+  ...storeFlagsShape,
+  ...targetFlagsShape,
+  summarizer: textFlag(),
+  summarizerProvider: textFlag(),
+  summarizerModel: textFlag(),
+  baseUrl: textFlag(),
+  dryRun: switchFlag(),
+  yes: switchFlag(),
+});
 
 const SUMMARIZER_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
 

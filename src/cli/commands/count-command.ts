@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { switchFlag, textFlag } from '../command-flags.js';
 import { applyEvents } from '../../message/apply-events.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
@@ -11,6 +13,9 @@ export interface CountCommandOptions {
   readonly format?: string | undefined;
   readonly json?: boolean | undefined;
 }
+
+/** What `count` declares of its flags, checked when it runs. */
+export const countFlags: z.ZodType<CountCommandOptions> = z.object({ provider: textFlag(), model: textFlag(), format: textFlag(), json: switchFlag() });
 
 /** `sliding-context count [file|-]`: counts the request segment by segment. */
 export async function runCountCommand(file: string | undefined, options: CountCommandOptions, io: CliIo): Promise<void> {

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { readFile } from 'node:fs/promises';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { openConversation } from '../../conversation/conversation.js';
@@ -11,7 +13,7 @@ import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { progressBar } from '../render/progress-bar.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
-import { defaultModelFor } from '../default-model.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.js';
 import { packageFile } from '../package-file.js';
 import { print, renderAgentHistory } from './store-commands.js';
 
@@ -23,7 +25,8 @@ const DEMO_BUDGET_TOKENS = 16_000;
 
 /** Flags of `demo`. */
 export interface DemoFlags {
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly dataDir?: string | undefined;
@@ -31,6 +34,16 @@ export interface DemoFlags {
   readonly exchanges?: string | undefined;
   readonly json?: boolean | undefined;
 }
+
+/** What `demo` declares of its flags, checked when it runs. */
+export const demoFlags: z.ZodType<DemoFlags> = z.object({
+  budget: targetFlagsShape.budget,
+  provider: textFlag(),
+  model: textFlag(),
+  dataDir: textFlag(),
+  exchanges: textFlag(),
+  json: switchFlag(),
+});
 
 /** The `--exchanges` flag: a whole number from 1 to the session's `available` exchanges, else all of them. */
 function exchangeLimit(value: string | undefined, available: number): number {
@@ -53,7 +66,7 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
   const session = parseConversationInput(await readFile(DEMO_SESSION, 'utf8'), 'the bundled session');
   const sessionExchanges = detectExchanges(session.messages);
   const exchanges = sessionExchanges.slice(0, exchangeLimit(flags.exchanges, sessionExchanges.length));
-  const provider = flags.provider ?? 'openai';
+  const provider = flags.provider ?? DEFAULT_PROVIDER;
   const model = flags.model ?? defaultModelFor(provider);
   const budgetTokens = (await resolveCliBudget(io, flags.budget, { provider, model })) ?? DEMO_BUDGET_TOKENS;
   const counter = await loadCliCounter(io, provider, model);

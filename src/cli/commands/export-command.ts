@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, textFlag } from '../command-flags.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { CliIo } from '../cli-io.js';
 import { withCliStore } from '../open-cli-store.js';
@@ -12,6 +14,9 @@ export interface ExportFlags extends StoreCommandFlags {
   /** The model a wire format's body names (default: the agent's, else its provider's default). */
   readonly model?: string | undefined;
 }
+
+/** What `export` declares of its flags, checked when it runs. */
+export const exportFlags: z.ZodType<ExportFlags> = z.object({ ...storeFlagsShape, format: textFlag(), out: textFlag(), model: textFlag() });
 
 /**
  * `export <agent>`: the agent's history in a wire format or as JSONL, to stdout or `--out`. What

@@ -4,7 +4,7 @@ import { applyEvents } from '../../message/apply-events.js';
 import { buildRequest, type WireFormat, wireFormats } from '../../providers/wire-format.js';
 import { formatAgentId, parseAgentId } from '../../store/agent-id.js';
 import type { HistoryStore, TimelineFork } from '../../store/history-store.js';
-import { defaultModelFor } from '../default-model.js';
+import { defaultModelFor } from '../../tokens/default-target.js';
 import { providerOfFormat } from '../read-conversation-input.js';
 import { historyJsonl } from './history-jsonl.js';
 
@@ -40,7 +40,7 @@ function bodyModel(format: WireFormat, agent: { provider: string | undefined; mo
     const model = defaultModelFor(formatProvider);
     return { model, note: `the agent's model ${agentModel ?? agent.provider} is for ${agent.provider}, not ${formatProvider}; the ${format} body names ${model}, ${formatProvider}'s default (--model chooses another)` };
   }
-  return { model: agent.model ?? defaultModelFor(formatProvider ?? 'openai'), note: undefined };
+  return { model: agent.model ?? defaultModelFor(formatProvider), note: undefined };
 }
 
 /** The format `--format` names, or `INVALID_OPTION`. */

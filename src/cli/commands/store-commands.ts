@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
@@ -16,6 +18,7 @@ import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { readSavedView } from '../../store/saved-views.js';
 import { describeStoreFailure } from '../../store/store-open-error.js';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
@@ -51,10 +54,26 @@ export interface StoreCommandFlags extends StoreFlags {
 export interface TargetFlags {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   /** A policy name, or a policy object from the config file. */
   readonly policy?: unknown;
 }
+
+/** What the store commands without flags of their own declare (`agents`, `clear`, `mark`, `rewind`), checked when they run. */
+export const storeCommandFlags: z.ZodType<StoreCommandFlags> = z.object(storeFlagsShape);
+
+/** What `fork` declares of its flags, checked when it runs. */
+export const forkFlags: z.ZodType<StoreCommandFlags & { readonly name?: string | undefined }> = z.object({ ...storeFlagsShape, name: textFlag() });
+
+/** What `history` declares of its flags, checked when it runs. */
+export const historyFlags: z.ZodType<HistoryFlags> = z.object({
+  ...storeFlagsShape,
+  ...targetFlagsShape,
+  all: switchFlag(),
+  limit: textFlag(),
+  tail: textFlag(),
+});
 
 /** Prints `data` as JSON with `--json`, else `text` with its control characters shown, not sent. */
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>
@@ -78,8 +97,8 @@ export async function agentTarget(io: CliIo, store: HistoryStore, agentId: strin
 
 /** {@link agentTarget} from the agent's stored meta. */
 async function targetOfMeta(io: CliIo, meta: Readonly<Record<string, unknown>>, flags: TargetFlags) {
-  const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : 'openai');
-  const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : 'gpt-4o');
+  const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER);
+  const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : DEFAULT_MODEL);
   // The agent's own budget unless one is given now.
   const budgetTokens = await resolveCliBudget(io, flags.budget, { provider, model });
   const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { isRecord } from '../../message/is-record.js';
@@ -17,7 +19,8 @@ import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './st
 
 /** Flags of `sliding-context window`. */
 export interface WindowCommandOptions {
-  readonly budget?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
   readonly pinFirst?: boolean | undefined;
   /** A policy name, or a policy object from the config file. */
   readonly policy?: unknown;
@@ -28,6 +31,17 @@ export interface WindowCommandOptions {
   readonly json?: boolean | undefined;
   readonly body?: boolean | undefined;
 }
+
+/** What `window` declares of its flags, checked when it runs. */
+export const windowFlags: z.ZodType<WindowCommandOptions & StoreCommandFlags & { readonly agent?: string | undefined }> = z.object({
+  ...storeFlagsShape,
+  ...targetFlagsShape,
+  pinFirst: switchFlag(),
+  format: textFlag(),
+  repair: switchFlag(),
+  body: switchFlag(),
+  agent: textFlag(),
+});
 
 /** `sliding-context window [file|-]`: plans the window of a conversation and reports it. */
 export async function runWindowCommand(file: string | undefined, options: WindowCommandOptions, io: CliIo): Promise<void> {

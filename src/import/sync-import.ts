@@ -1,9 +1,9 @@
-import { agentSettings } from '../../conversation/agent-settings.js';
-import { SlidingContextError } from '../../errors/sliding-context-error.js';
-import { applyEvents } from '../../message/apply-events.js';
-import { isRecord } from '../../message/is-record.js';
-import type { Message, ModelMessage, ToolDefinition } from '../../message/message.js';
-import type { HistoryStore } from '../../store/history-store.js';
+import { agentSettings } from '../conversation/agent-settings.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { applyEvents } from '../message/apply-events.js';
+import { isRecord } from '../message/is-record.js';
+import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
+import type { HistoryStore } from '../store/history-store.js';
 
 /** What a body brings to `import --sync`: its messages, and its system prompt and tools if it has them. */
 export interface SyncInput {
