@@ -107,8 +107,11 @@ function partFrom(part: unknown, role: string, where: string): Part {
   throw refuse(where, `a ${role} part of type '${String(part.type)}'`);
 }
 
+/** A `custom` part: provider metadata an answer carried (`anthropic.message_start`, …), not content; it is not stored. */
+const isCustom = (part: unknown) => isRecord(part) && part.type === 'custom';
+
 /**
- * The neutral messages of a language-model prompt (either version).
+ * The neutral messages of a language-model prompt (either version). Custom parts are left out.
  * @throws SlidingContextError `NOT_SUPPORTED` naming the message and part that cannot be carried
  * (a provider file reference, a tool approval, a custom part), `INVALID_MESSAGE` for a malformed one.
  */
@@ -118,10 +121,13 @@ export function messagesFromPrompt(prompt: readonly PromptMessage[]): ModelMessa
     const options = withOptions(message.providerOptions);
     if (message.role === 'system') return { role: 'system', content: String(message.content), ...options };
     if (!Array.isArray(message.content)) throw refuse(where, `a ${message.role} message whose content is not a list of parts`);
-    const content = (message.content as unknown[]).map((part, partIndex) => partFrom(part, message.role, `${where}.content[${partIndex}]`));
-    return { role: message.role, content, ...options };
+    const content = (message.content as unknown[])
+      .map((part, partIndex) => (isCustom(part) ? undefined : partFrom(part, message.role, `${where}.content[${partIndex}]`)))
+      .filter((part) => part !== undefined);
+    // A message of custom parts alone carried provider metadata, nothing the model reads.
+    return content.length === 0 && message.content.length > 0 ? undefined : { role: message.role, content, ...options };
   });
-  return parseMessages(messages) as ModelMessage[];
+  return parseMessages(messages.filter((message) => message !== undefined)) as ModelMessage[];
 }
 
 function fileData(data: string, version: SpecificationVersion): unknown {
