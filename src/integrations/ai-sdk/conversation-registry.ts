@@ -4,7 +4,7 @@ import {
   type ConversationPlacement, findConversationByPrefix, messageFingerprint, placeAfterMatch, sharedPrefixLength,
 } from '../../conversation/find-conversation-by-prefix.js';
 import { applyEvents } from '../../message/apply-events.js';
-import type { Message, ModelMessage, ToolDefinition } from '../../message/message.js';
+import type { ModelMessage, ToolDefinition } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../../window/model-budget.js';
@@ -24,6 +24,14 @@ export interface PlacedCall {
   readonly conversation: Conversation;
   /** Records a message stored after the call (the answer), so that the next call finds it. */
   readonly stored: (message: ModelMessage) => void;
+}
+
+/** The model a call goes to, its counter and its tools. */
+interface CallTarget {
+  readonly provider: string;
+  readonly model: string;
+  readonly counter: TokenCounter;
+  readonly tools: readonly ToolDefinition[] | undefined;
 }
 
 interface Open {
@@ -51,7 +59,7 @@ export class ConversationRegistry {
   /** Places a call's messages: appends what the store lacks and returns the conversation to window it. */
   async place(
     messages: readonly ModelMessage[],
-    call: { readonly provider: string; readonly model: string; readonly counter: TokenCounter; readonly tools: readonly ToolDefinition[] | undefined; readonly name: string | undefined },
+    call: CallTarget & { readonly name: string | undefined },
   ): Promise<PlacedCall> {
     const sent = messages.map(messageFingerprint);
     const toolsKey = JSON.stringify(call.tools ?? []);
@@ -76,8 +84,9 @@ export class ConversationRegistry {
       open = { conversation, toolsKey, fingerprints: [] };
       this.#open.set(placement.agentId, open);
     }
-    await open.conversation.append(placement.toAppend as Message[]);
-    open.fingerprints.splice(0, open.fingerprints.length, ...sent);
+    await open.conversation.append(placement.toAppend);
+    open.fingerprints.length = 0;
+    for (const fingerprint of sent) open.fingerprints.push(fingerprint);
     const { fingerprints } = open;
     return { conversation: open.conversation, stored: (message) => fingerprints.push(messageFingerprint(message)) };
   }
@@ -92,7 +101,8 @@ export class ConversationRegistry {
     }
     const open = this.#open.get(agent.agentId);
     const visible = open?.fingerprints ?? applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message)).map(messageFingerprint);
-    const placement = await placeAfterMatch(this.#store, { agentId: agent.agentId, shared: sharedPrefixLength(visible, sent), storedLength: visible.length }, messages, create);
+    const match = { agentId: agent.agentId, shared: sharedPrefixLength(visible, sent), storedLength: visible.length };
+    const placement = await placeAfterMatch(this.#store, match, messages, create);
     if (placement.placed === 'forked') {
       await this.#store.renameAgent(agent.agentId, null);
       await this.#store.renameAgent(placement.agentId, name);
@@ -102,7 +112,7 @@ export class ConversationRegistry {
 
   async #openConversation(
     agentId: string | undefined,
-    call: { readonly provider: string; readonly model: string; readonly counter: TokenCounter; readonly tools: readonly ToolDefinition[] | undefined },
+    call: CallTarget,
   ): Promise<Conversation> {
     const settings = this.#settings;
     const conversation = await Conversation.open({

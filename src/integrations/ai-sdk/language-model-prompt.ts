@@ -162,7 +162,7 @@ export function messagesToPrompt(messages: readonly ModelMessage[], version: Spe
   return messages.map((message) => {
     const options = message.providerOptions === undefined ? {} : { providerOptions: message.providerOptions };
     if (message.role === 'system') return { role: 'system', content: message.content, ...options };
-    const parts: Part[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : (message.content as Part[]);
+    const parts: Part[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     return { role: message.role, content: parts.map((part) => partTo(part, version)), ...options };
   });
 }

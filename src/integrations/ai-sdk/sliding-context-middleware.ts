@@ -50,7 +50,10 @@ interface StreamedModel<P, R> {
   doStream(params: P): PromiseLike<R>;
 }
 
-/** The middleware {@link slidingContext} returns: a `LanguageModelV4Middleware` (ai 7) or, with `specificationVersion: 'v3'`, a `LanguageModelV3Middleware` (ai 6). */
+/**
+ * The middleware {@link slidingContext} returns: a `LanguageModelV4Middleware` (ai 7) or, with
+ * `specificationVersion: 'v3'`, a `LanguageModelV3Middleware` (ai 6).
+ */
 export interface SlidingContextMiddleware<V extends SpecificationVersion = 'v4'> {
   readonly specificationVersion: V;
   wrapGenerate<P extends CallParams, R extends { readonly content: readonly unknown[]; readonly usage: unknown }>(options: {
@@ -159,7 +162,8 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
     async wrapStream({ params, model }) {
       const placed = await place(params, model);
       const result = await placed.conversation.send((request) => Promise.resolve(model.doStream(windowed(params, request))));
-      return { ...result, stream: recordedStream(result.stream, (parts, usage, interrupted) => finish(placed, assistantFromContent(parts, interrupted), usage)) };
+      const stream = recordedStream(result.stream, (parts, usage, interrupted) => finish(placed, assistantFromContent(parts, interrupted), usage));
+      return { ...result, stream };
     },
     async close() {
       if (!opened || options.store) return;
