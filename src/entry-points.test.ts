@@ -66,10 +66,12 @@ describe('entry points', () => {
   let core: Imported;
   let store: Imported;
   let providers: Imported;
+  let aiSdk: Imported;
   beforeAll(() => {
     core = importFresh('sliding-context');
     store = importFresh('sliding-context/store');
     providers = importFresh('sliding-context/providers');
+    aiSdk = importFresh('sliding-context/ai-sdk');
   });
 
   it('the root entry, the pure core, loads no database, query builder, driver or provider SDK', () => {
@@ -86,6 +88,11 @@ describe('entry points', () => {
   it('the providers entry holds the wire formats, the chat clients and preflight counting, without loading an SDK', () => {
     expect(providers.names).toEqual(expect.arrayContaining(['buildRequest', 'convertFrom', 'detectFormat', 'createPreflightCounter', 'anthropicClient']));
     expect(providers.packages.filter((name) => HEAVY.test(name))).toEqual([]);
+  });
+
+  it('the AI SDK entry holds the middleware and loads neither the AI SDK nor a provider SDK (the application brings its own)', () => {
+    expect(aiSdk.names).toEqual(expect.arrayContaining(['slidingContext', 'findConversationByPrefix']));
+    expect(aiSdk.packages.filter((name) => HEAVY.test(name) || name.startsWith('@ai-sdk/'))).toEqual([]);
   });
 
   it('every value the root exported before is exported by one of the three entries', () => {

@@ -24,9 +24,9 @@ async function place(messages: readonly ModelMessage[]) {
 
 describe('the prefix rule', () => {
   it('compares messages without their provider options, ids or key order', () => {
-    const plain = { role: 'assistant', content: [{ type: 'text', text: 'hi' }] } as const;
-    const decorated = { id: 'm1', content: [{ text: 'hi', type: 'text', providerOptions: { openai: { itemId: 'x' } } }], role: 'assistant' } as const;
-    expect(messageFingerprint(decorated as ModelMessage)).toBe(messageFingerprint(plain as ModelMessage));
+    const plain: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: 'hi' }] };
+    const decorated: ModelMessage = { id: 'm1', content: [{ text: 'hi', type: 'text', providerOptions: { openai: { itemId: 'x' } } }], role: 'assistant' };
+    expect(messageFingerprint(decorated)).toBe(messageFingerprint(plain));
     expect(messageFingerprint(assistant('hi'))).not.toBe(messageFingerprint(assistant('hello')));
   });
 

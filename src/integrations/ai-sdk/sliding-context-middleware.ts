@@ -3,7 +3,7 @@ import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { isRecord } from '../../message/is-record.js';
 import type { ModelMessage, ToolDefinition } from '../../message/message.js';
 import { defaultDataDir } from '../../store/default-data-dir.js';
-import { HistoryStore } from '../../store/history-store.js';
+import type { HistoryStore } from '../../store/history-store.js';
 import { loadTokenCounter } from '../../tokens/load-token-counter.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../../window/model-budget.js';
@@ -109,7 +109,8 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
 
   const open = () => {
     opened ??= (async () => {
-      const store = options.store ?? await HistoryStore.open({ dataDir: options.dataDir ?? defaultDataDir(process.env) });
+      // The embedded database loads only when the middleware opens a directory itself.
+      const store = options.store ?? await (await import('../../store/history-store.js')).HistoryStore.open({ dataDir: options.dataDir ?? defaultDataDir(process.env) });
       return { store, registry: new ConversationRegistry(store, options) };
     })();
     return opened;
