@@ -73,6 +73,18 @@ describe('the AI SDK middleware', () => {
     expect((await visible(before[0]?.agentId ?? '')).at(2)).toEqual({ role: 'user', content: [{ type: 'text', text: 'to Lisbon' }] });
   });
 
+  it('moves a conversation id to the fork when a request under that id diverges', async () => {
+    const model = modelWith(slidingContext({ store, conversationId: 'named' }));
+    const first: ModelMessage[] = [{ role: 'user', content: 'name a colour' }];
+    const answer = await generateText({ model, messages: first });
+    await generateText({ model, messages: [...first, ...answer.responseMessages, { role: 'user', content: 'another' }] });
+    const original = (await store.listAgents()).find((agent) => agent.name === 'named');
+    await generateText({ model, messages: [...first, ...answer.responseMessages, { role: 'user', content: 'a darker one' }] });
+    const named = (await store.listAgents()).find((agent) => agent.name === 'named');
+    expect(named?.parentId).toBe(original?.agentId);
+    expect((await visible(named?.agentId ?? '')).at(2)).toEqual({ role: 'user', content: [{ type: 'text', text: 'a darker one' }] });
+  });
+
   it('refuses both `dataDir` and `store`, naming them', () => {
     expect(() => slidingContext({ store, dataDir: 'somewhere' })).toThrow('give either `dataDir` or `store`, not both');
   });
