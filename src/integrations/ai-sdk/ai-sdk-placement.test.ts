@@ -1,6 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type ModelMessage, streamText, wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIGEST_HEADING, digestSummarizer } from '../../condense/digest-summarizer.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { startLoopbackServer } from '../../testing/loopback-server.js';
@@ -83,6 +84,22 @@ describe('the AI SDK middleware', () => {
     const named = (await store.listAgents()).find((agent) => agent.name === 'named');
     expect(named?.parentId).toBe(original?.agentId);
     expect((await visible(named?.agentId ?? '')).at(2)).toEqual({ role: 'user', content: [{ type: 'text', text: 'a darker one' }] });
+  });
+
+  it('pins a digest of what left the window after the system prompt, with `condense`', { timeout: 30_000 }, async () => {
+    const model = modelWith(slidingContext({ store, conversationId: 'condensed', budgetTokens: 400, condense: { summarizer: digestSummarizer() } }));
+    const messages: ModelMessage[] = [];
+    for (let turn = 1; turn <= 8; turn++) {
+      messages.push({ role: 'user', content: `step ${turn}: ${'tell me more about the harbour; '.repeat(6)}` });
+      messages.push(...(await generateText({ model, instructions: 'Be brief.', messages })).responseMessages);
+    }
+    const last = server.received.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    expect(last.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect(last.messages[1]?.role).toBe('system');
+    expect(String(last.messages[1]?.content)).toContain(DIGEST_HEADING);
+    expect(last.messages[2]?.role).toBe('user');
+    expect(JSON.stringify(last.messages.at(-1))).toContain('step 8');
+    expect(last.messages.filter((message) => message.role === 'user').length).toBeLessThan(8);
   });
 
   it('refuses both `dataDir` and `store`, naming them', () => {
