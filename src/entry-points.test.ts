@@ -70,11 +70,13 @@ describe('entry points', () => {
   let store: Imported;
   let providers: Imported;
   let langchain: Imported;
+  let aiSdk: Imported;
   beforeAll(() => {
     core = importFresh('sliding-context');
     store = importFresh('sliding-context/store');
     providers = importFresh('sliding-context/providers');
     langchain = importFresh('sliding-context/langchain');
+    aiSdk = importFresh('sliding-context/ai-sdk');
   });
 
   it('the root entry, the pure core, loads no database, query builder, driver or provider SDK', () => {
@@ -94,9 +96,14 @@ describe('entry points', () => {
   });
 
   it('no entry but the framework\'s own loads a framework', () => {
-    for (const entry of [core, store, providers]) expect(entry.packages.filter((name) => FRAMEWORKS.test(name))).toEqual([]);
+    for (const entry of [core, store, providers, aiSdk]) expect(entry.packages.filter((name) => FRAMEWORKS.test(name))).toEqual([]);
     expect(langchain.names).toEqual(expect.arrayContaining(['slidingContextMiddleware', 'convertFromLangChain', 'convertToLangChain']));
     expect(langchain.packages).toEqual(expect.arrayContaining(['langchain', '@langchain/core']));
+  });
+
+  it('the AI SDK entry holds the middleware and loads neither the AI SDK nor a provider SDK (the application brings its own)', () => {
+    expect(aiSdk.names).toEqual(expect.arrayContaining(['slidingContext', 'findConversationByPrefix']));
+    expect(aiSdk.packages.filter((name) => HEAVY.test(name) || name.startsWith('@ai-sdk/'))).toEqual([]);
   });
 
   it('every value the root exported before is exported by one of the three entries', () => {
