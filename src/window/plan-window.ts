@@ -27,6 +27,19 @@ export interface PlanWindowOptions {
   readonly pinFirstExchange?: boolean | undefined;
   /** How exchanges are chosen for eviction (default `budget`). */
   readonly policy?: WindowPolicy | undefined;
+  /**
+   * The `cutoffMessage` of the plan made last time over the same history (before new messages
+   * were added), for a policy that keeps its cut (`cache-aware`). It names the first exchange
+   * the window kept; leave it out after a rewind or clear, or for a first plan.
+   */
+  readonly previousCutoff?: number | null | undefined;
+}
+
+/** The previous cutoff message as an index among the exchanges a policy may evict. */
+function previousCutIndex(exchanges: readonly ExchangeAccount[], previousCutoff: number | null | undefined, firstUnpinned: number): number | undefined {
+  if (previousCutoff === undefined || previousCutoff === null) return undefined;
+  const index = exchanges.findIndex((exchange) => exchange.firstMessage >= previousCutoff);
+  return Math.max(0, (index === -1 ? exchanges.length : index) - firstUnpinned);
 }
 
 /**
@@ -76,6 +89,7 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0),
     fixedExchanges: firstUnpinned,
     budgetTokens,
+    previousCut: previousCutIndex(exchanges, options.previousCutoff, firstUnpinned),
   }) + firstUnpinned;
 
   const plan = assembleWindowPlan({
