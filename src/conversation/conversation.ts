@@ -6,9 +6,10 @@ import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from '../store/history-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
+import { keptCutPosition } from './kept-cut.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
-import type { WindowPolicy } from '../window/window-policy.js';
+import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
 import { contextOverflowOf } from '../providers/context-overflow.js';
 import { type AgentSettings, agentSettings } from './agent-settings.js';
 import { agentToOpen, resolveOpenOptions } from './resolve-open-options.js';
@@ -35,8 +36,9 @@ const FORGET_EVICTED_AFTER = 256;
 /**
  * The object an agent loop holds: it stores every message (before anything is sent), keeps the
  * window in step, builds the provider request within budget, and learns from reported usage.
- * Opening one reads only what the window can hold, however long the history. The cutoff is not
- * stored: it is recomputed from the budget and the history, so it is the same after a restart.
+ * Opening one reads only what the window can hold, however long the history. The cutoff is the
+ * same after a restart: recomputed from the budget and the history, or, for the `cache-aware`
+ * policy, read back from the evicted ranges recorded when it moved (see {@link keptCutPosition}).
  */
 export class Conversation {
   readonly agentId: string;
@@ -65,7 +67,7 @@ export class Conversation {
     this.#budget = new WorkingBudget(options.counter, target);
     this.#condenser = new Condenser({
       condense: options.condense,
-      policy: options.policy ?? { name: 'budget' },
+      policy: options.policy ?? DEFAULT_WINDOW_POLICY,
       counter: options.counter,
       target,
       budgetTokens: () => this.#settings.budgetTokens,
@@ -95,6 +97,7 @@ export class Conversation {
       budgetTokens: this.#settings.budgetTokens,
       readsWholeHistory: this.#readsWholeHistory,
       pinFirstExchange: this.#settings.pinFirstExchange,
+      keptCut: await keptCutPosition(this.#options.store, this.agentId, this.#policy),
       target: this.#target,
       counter: this.#options.counter,
       newState: (counter) => this.#newState(counter),
@@ -108,7 +111,7 @@ export class Conversation {
   }
 
   get #policy(): WindowPolicy {
-    return this.#options.policy ?? { name: 'budget' };
+    return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
   }
 
   /** Without a budget, or with a policy that chooses over every exchange, the window needs the whole visible history. */

@@ -67,6 +67,9 @@ export const DEFAULT_KEPT_TOOL_OUTPUTS = 2;
 export const DEFAULT_MINIMUM_CLEARED_TOKENS = 1_000;
 export const DEFAULT_LOW_WATER_MARK = 0.7;
 
+/** The policy when none is given: `cache-aware`, since every major provider caches the request's head. */
+export const DEFAULT_WINDOW_POLICY: WindowPolicy = { name: 'cache-aware' };
+
 const count = z.number().int().min(0);
 const windowPolicySchema = z.discriminatedUnion('name', [
   z.object({ name: z.literal('budget') }).strict(),

@@ -18,7 +18,7 @@ import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
-import { type ClearToolOutputsPolicy, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import { type ClearToolOutputsPolicy, DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
 export interface WindowStateOptions {
@@ -29,7 +29,7 @@ export interface WindowStateOptions {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly pinFirstExchange?: boolean | undefined;
-  /** How exchanges are chosen for eviction (default `budget`). */
+  /** How exchanges are chosen for eviction (default `cache-aware`). */
   readonly policy?: WindowPolicy | undefined;
   /** Where the message at an index of this state is stored, for cleared-output placeholders. */
   readonly storedAs?: ((messageIndex: number) => string) | undefined;
@@ -82,7 +82,7 @@ export class WindowState {
   }
 
   get #policy(): WindowPolicy {
-    return this.#options.policy ?? { name: 'budget' };
+    return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
   }
 
   get #firstUnpinned(): number {
