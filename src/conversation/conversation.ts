@@ -7,6 +7,7 @@ import type { MessagePosition } from '../store/history-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
 import { keptCutPosition } from './kept-cut.js';
+import { evictedRange } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
@@ -299,20 +300,10 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      // Loops, not Math.min(...evicted): a first prune of a long history evicts more exchanges than a call takes arguments.
-      let firstEvicted = Number.POSITIVE_INFINITY;
-      let lastEvicted = Number.NEGATIVE_INFINITY;
-      for (const index of result.evicted) {
-        firstEvicted = Math.min(firstEvicted, index);
-        lastEvicted = Math.max(lastEvicted, index);
-      }
-      const first = this.#state.exchangeBounds(firstEvicted);
-      const last = this.#state.exchangeBounds(lastEvicted);
-      const from = first && this.#positions[first.firstMessage];
-      const to = last && this.#positions[last.lastMessage];
-      if (from && to) {
+      const range = evictedRange(this.#state, this.#positions, result.evicted);
+      if (range) {
         await this.#options.store.recordRanges(this.agentId, [
-          { kind: 'evicted', first: from, last: to, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
+          { kind: 'evicted', ...range, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
         ]);
       }
     }

@@ -92,9 +92,7 @@ export class WindowState {
   /** Tokens of the request the window builds now (before any pending prune). */
   get totalTokens(): number {
     const pinnedExchange = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
-    return (
-      this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens
-    );
+    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens;
   }
 
   /** Exchanges held before the window (a pinned first exchange is not counted). */
@@ -379,10 +377,7 @@ export class WindowState {
   #truncate(length: number): void {
     if (length >= this.#messages.length) return;
     const kept = this.#messages.slice(0, length);
-    while (
-      this.#exchanges.length > 0 &&
-      (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length
-    ) {
+    while (this.#exchanges.length > 0 && (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length) {
       const removed = this.#exchanges.pop() as ExchangeRecord;
       if (this.#isCounted(this.#exchanges.length)) this.#windowTokens -= tokensOf(removed);
     }
