@@ -30,7 +30,7 @@ function packageVersion(): string {
 const dataDirOption = () => new Option('--data-dir <dir>', 'PGlite store directory (default: $SLIDING_CONTEXT_DATA_DIR, else the data home)');
 const databaseUrlOption = () => new Option('--database-url <url>', 'PostgreSQL server to use instead of PGlite (default: $DATABASE_URL)');
 
-const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
+const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: cache-aware; settings from the config file)`;
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
 export function createProgram(io: CliIo): Command {
