@@ -186,7 +186,7 @@ export async function runWindowCacheBenchmarks(quick: boolean): Promise<string[]
       const dataDir = join(directory, String(budget));
       const context: KeeperContext = { ...target, budgetTokens: budget, system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS, counter, tiktoken, dataDir };
       const keepers: (() => CacheKeeper)[] = [
-        ...[0.5, 0.6, 0.7, 0.8, 0.9].map((lowWaterMark) => () => policyKeeper(`cache-aware, low water ${lowWaterMark}`, { name: 'cache-aware', lowWaterMark }, context)),
+        ...[0.5, 0.6, 0.7, 0.8, 0.85, 0.9].map((lowWaterMark) => () => policyKeeper(`cache-aware, low water ${lowWaterMark}`, { name: 'cache-aware', lowWaterMark }, context)),
         () => policyKeeper('budget', { name: 'budget' }, context),
         () => policyKeeper('fraction (Roo)', { name: 'fraction' }, context),
         () => policyKeeper('sequence (Forge)', { name: 'sequence', tokenThreshold: budget }, context),

@@ -6,7 +6,7 @@ import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
 import { planWindow } from './plan-window.js';
 import type { WindowPlan } from './window-plan.js';
-import type { CacheAwarePolicy } from './window-policy.js';
+import { type CacheAwarePolicy, DEFAULT_WINDOW_POLICY, validateWindowPolicy } from './window-policy.js';
 import { WindowState } from './window-state.js';
 
 const RUNS = 300;
@@ -46,6 +46,14 @@ function growingPlans(input: ReturnType<typeof scenario.generate>['value']): Win
 }
 
 describe('the cache-aware policy', () => {
+  it('is the default, takes a low-water mark in (0, 1], and refuses one outside it, naming the field', () => {
+    expect(DEFAULT_WINDOW_POLICY.name).toBe('cache-aware');
+    expect(validateWindowPolicy('cache-aware')).toEqual({ name: 'cache-aware' });
+    expect(validateWindowPolicy({ name: 'cache-aware', lowWaterMark: 0.6 })).toEqual({ name: 'cache-aware', lowWaterMark: 0.6 });
+    expect(() => validateWindowPolicy({ name: 'cache-aware', lowWaterMark: 1.5 })).toThrow(/^policy\.lowWaterMark: /);
+    expect(() => validateWindowPolicy({ name: 'cache-aware', lowWaterMark: 0 })).toThrow(/^policy\.lowWaterMark: /);
+  });
+
   it('keeps the window\'s invariants: whole exchanges, no orphans, the latest and the pinned kept, the budget a ceiling', () => {
     fc.assert(
       fc.property(scenario, (input) => {

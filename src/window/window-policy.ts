@@ -43,7 +43,7 @@ export interface ClearToolOutputsPolicy {
  */
 export interface CacheAwarePolicy {
   readonly name: 'cache-aware';
-  /** The share of the budget a moved cut leaves the request at, 0 < mark ≤ 1 (default 0.7). */
+  /** The share of the budget a moved cut leaves the request at, 0 < mark ≤ 1 (default 0.9). */
   readonly lowWaterMark?: number | undefined;
 }
 
@@ -65,7 +65,7 @@ export const DEFAULT_FRACTION = 0.5;
 export const DEFAULT_RETENTION_WINDOW = 6;
 export const DEFAULT_KEPT_TOOL_OUTPUTS = 2;
 export const DEFAULT_MINIMUM_CLEARED_TOKENS = 1_000;
-export const DEFAULT_LOW_WATER_MARK = 0.7;
+export const DEFAULT_LOW_WATER_MARK = 0.9;
 
 /** The policy when none is given: `cache-aware`, since every major provider caches the request's head. */
 export const DEFAULT_WINDOW_POLICY: WindowPolicy = { name: 'cache-aware' };
