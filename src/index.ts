@@ -59,11 +59,14 @@ export { isSummaryMessage, type SummaryData, summaryMessage } from './condense/s
 export { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold, shouldCondense } from './condense/condense-threshold.js';
 export { DEFAULT_BUFFER_FRACTION, DEFAULT_RESERVED_OUTPUT_TOKENS, type ModelBudget, type ModelBudgetOverrides, modelBudget } from './window/model-budget.js';
 export {
+  type CacheAwarePolicy,
   type ClearToolOutputsPolicy,
   DEFAULT_FRACTION,
   DEFAULT_KEPT_TOOL_OUTPUTS,
+  DEFAULT_LOW_WATER_MARK,
   DEFAULT_MINIMUM_CLEARED_TOKENS,
   DEFAULT_RETENTION_WINDOW,
+  DEFAULT_WINDOW_POLICY,
   type FractionPolicy,
   type SequencePolicy,
   validateWindowPolicy,

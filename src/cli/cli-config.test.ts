@@ -28,7 +28,7 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
 
   it('reads the "slidingContext" key of package.json when there is no config file', async () => {
     const manifest = { 'package.json': JSON.stringify({ name: 'my-agent', slidingContext: { budget: 12_345 } }) };
-    expect(await windowWith(manifest)).toMatchObject({ budgetTokens: 12_345, policy: 'budget' });
+    expect(await windowWith(manifest)).toMatchObject({ budgetTokens: 12_345, policy: 'cache-aware' });
     expect(await windowWith({ 'package.json': JSON.stringify({ name: 'my-agent' }) })).toMatchObject({ budgetTokens: 100_000 });
   });
 
@@ -70,7 +70,7 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
 
   it('refuses a config file that is not JSON, and a policy flag that names no policy', async () => {
     await expect(windowWith({ 'sliding-context.config.json': '{ budget: 1' })).rejects.toMatchObject({ code: 'INVALID_JSON', message: expect.stringMatching(/sliding-context\.config\.json is not valid JSON/) });
-    await expect(windowWith({}, {}, ['--policy', 'halves'])).rejects.toMatchObject({ code: 'INVALID_POLICY', message: '--policy: "halves" is not a window policy; use one of budget, fraction, sequence, clear-tool-outputs.' });
+    await expect(windowWith({}, {}, ['--policy', 'halves'])).rejects.toMatchObject({ code: 'INVALID_POLICY', message: '--policy: "halves" is not a window policy; use one of budget, fraction, sequence, clear-tool-outputs, cache-aware.' });
   });
 
   it('resolves the condense threshold per profile: in range, −1 inherits, out of range warns and uses the global one', () => {

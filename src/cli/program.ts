@@ -30,7 +30,7 @@ function defaultModelList(conjunction: string, comma = ','): string {
   return `${models.slice(0, -1).join(', ')}${comma} ${conjunction} ${models.at(-1) ?? ''}`;
 }
 
-const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: budget; settings from the config file)`;
+const POLICY_HELP = `window policy: ${WINDOW_POLICY_NAMES.join(', ')} (default: cache-aware; settings from the config file)`;
 
 /** Builds the `sliding-context` command line. Nothing here touches `process`. */
 export function createProgram(io: CliIo): Command {

@@ -32,7 +32,7 @@ export interface OpenConversationOptions {
   readonly format?: WireFormat | undefined;
   /** Condense what the window evicts into a pinned summary; without it, eviction is plain. */
   readonly condense?: CondenseOptions | undefined;
-  /** How the window chooses what to evict (default `budget`); see {@link WindowPolicy}. */
+  /** How the window chooses what to evict (default `cache-aware`); see {@link WindowPolicy}. */
   readonly policy?: WindowPolicy | undefined;
   /** Kept with a new agent's meta (e.g. the working directory of a chat). */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;

@@ -213,7 +213,7 @@ describe('Conversation ranges and usage', () => {
 
   it('when the provider reads more than we counted, the next windows keep the difference free', async () => {
     const store = await HistoryStore.open({ memory: true });
-    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 3000 });
+    const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 3000, policy: { name: 'budget' } });
     for (let i = 0; i < 20; i++) {
       await conversation.append(turn(i, 150));
       await conversation.endTurn();

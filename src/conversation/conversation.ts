@@ -6,9 +6,11 @@ import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from './conversation-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
+import { keptCutPosition } from './kept-cut.js';
+import { evictedRange } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
-import type { WindowPolicy } from '../window/window-policy.js';
+import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
 import { contextOverflowOf } from '../providers/context-overflow.js';
 import { type AgentSettings, agentSettings } from './agent-settings.js';
 import { agentToOpen, resolveOpenOptions } from './resolve-open-options.js';
@@ -35,8 +37,9 @@ const FORGET_EVICTED_AFTER = 256;
 /**
  * The object an agent loop holds: it stores every message (before anything is sent), keeps the
  * window in step, builds the provider request within budget, and learns from reported usage.
- * Opening one reads only what the window can hold, however long the history. The cutoff is not
- * stored: it is recomputed from the budget and the history, so it is the same after a restart.
+ * Opening one reads only what the window can hold, however long the history. The cutoff is the
+ * same after a restart: recomputed from the budget and the history, or, for the `cache-aware`
+ * policy, read back from the evicted ranges recorded when it moved (see {@link keptCutPosition}).
  */
 export class Conversation {
   readonly agentId: string;
@@ -65,7 +68,7 @@ export class Conversation {
     this.#budget = new WorkingBudget(options.counter, target);
     this.#condenser = new Condenser({
       condense: options.condense,
-      policy: options.policy ?? { name: 'budget' },
+      policy: options.policy ?? DEFAULT_WINDOW_POLICY,
       counter: options.counter,
       target,
       budgetTokens: () => this.#settings.budgetTokens,
@@ -95,6 +98,7 @@ export class Conversation {
       budgetTokens: this.#settings.budgetTokens,
       readsWholeHistory: this.#readsWholeHistory,
       pinFirstExchange: this.#settings.pinFirstExchange,
+      keptCut: await keptCutPosition(this.#options.store, this.agentId, this.#policy),
       target: this.#target,
       counter: this.#options.counter,
       newState: (counter) => this.#newState(counter),
@@ -108,7 +112,7 @@ export class Conversation {
   }
 
   get #policy(): WindowPolicy {
-    return this.#options.policy ?? { name: 'budget' };
+    return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
   }
 
   /** Without a budget, or with a policy that chooses over every exchange, the window needs the whole visible history. */
@@ -296,20 +300,10 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      // Loops, not Math.min(...evicted): a first prune of a long history evicts more exchanges than a call takes arguments.
-      let firstEvicted = Number.POSITIVE_INFINITY;
-      let lastEvicted = Number.NEGATIVE_INFINITY;
-      for (const index of result.evicted) {
-        firstEvicted = Math.min(firstEvicted, index);
-        lastEvicted = Math.max(lastEvicted, index);
-      }
-      const first = this.#state.exchangeBounds(firstEvicted);
-      const last = this.#state.exchangeBounds(lastEvicted);
-      const from = first && this.#positions[first.firstMessage];
-      const to = last && this.#positions[last.lastMessage];
-      if (from && to) {
+      const range = evictedRange(this.#state, this.#positions, result.evicted);
+      if (range) {
         await this.#options.store.recordRanges(this.agentId, [
-          { kind: 'evicted', first: from, last: to, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
+          { kind: 'evicted', ...range, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
         ]);
       }
     }

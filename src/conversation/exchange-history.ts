@@ -4,13 +4,14 @@ import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEventsTo } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import type { ConversationStore, MessageOutline } from './conversation-store.js';
+import type { ConversationStore, MessageOutline, MessagePosition } from './conversation-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
 import { planWindow } from '../window/plan-window.js';
-import { pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
+import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
+import { indexOfPosition, keptCutPosition } from './kept-cut.js';
 import type { WindowPlan } from '../window/window-plan.js';
 
 /** An exchange as the `/history` view shows it. */
@@ -56,7 +57,10 @@ export interface StoredHistoryOptions {
 }
 
 /** {@link StoredHistoryOptions} without the store: what planning from an outline needs. */
-export type OutlinePlanOptions = Omit<StoredHistoryOptions, 'store' | 'agentId'>;
+export type OutlinePlanOptions = Omit<StoredHistoryOptions, 'store' | 'agentId'> & {
+  /** Where a `cache-aware` window's cut was kept (see `keptCutPosition`). */
+  readonly keptCut?: MessagePosition | undefined;
+};
 
 /** A planned history: the plan, every exchange, and the summary in force. */
 export interface PlannedHistory {
@@ -82,7 +86,8 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   // Synthetic results for unanswered calls are counted when the plan is made.
   const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
   const summary = await activeSummary(options.store, options.agentId);
-  return { ...(await planAroundSummary(options, summary, messages, visible, known, needsCounter)), messages };
+  const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
+  return { ...(await planAroundSummary({ ...options, keptCut }, summary, messages, visible, known, needsCounter)), messages };
 }
 
 /**
@@ -112,7 +117,7 @@ async function planAroundSummary(
   if (summary && end !== -1) {
     const first = detectExchanges(messages)[0];
     const lead = first?.firstMessage ?? messages.length;
-    coveredFrom = pinsFirstExchange(options.policy ?? { name: 'budget' }, options.pinFirstExchange) && first ? first.lastMessage + 1 : lead;
+    coveredFrom = pinsFirstExchange(options.policy ?? DEFAULT_WINDOW_POLICY, options.pinFirstExchange) && first ? first.lastMessage + 1 : lead;
     pinnedCount = coveredFrom > lead ? 1 : 0;
     coveredMessages = messages.slice(coveredFrom, end + 1);
     const pinnedSummary = summaryMessage(summary.data.text);
@@ -124,7 +129,8 @@ async function planAroundSummary(
     placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
   }
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: countsKnown ? undefined : await options.loadCounter() });
-  const plan = planWindow({ ...options, messages: planned, counter });
+  const cutAt = options.keptCut ? indexOfPosition(placed, options.keptCut) : -1;
+  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff: cutAt === -1 ? undefined : cutAt + 1 });
   const kept = describeExchanges(plan, planned, placed);
   const covered = detectExchanges(coveredMessages).map((exchange) => {
     const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
@@ -146,7 +152,8 @@ async function planAroundSummary(
  * message bodies when it can be; otherwise from the bodies.
  */
 export async function planHistoryView(options: StoredHistoryOptions & { readonly outline?: HistoryOutline | undefined }): Promise<PlannedHistory> {
-  const planned = await planOutlinedHistory(options.outline ?? (await readHistoryOutline(options.store, options.agentId)), options);
+  const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
+  const planned = await planOutlinedHistory(options.outline ?? (await readHistoryOutline(options.store, options.agentId)), { ...options, keptCut });
   if (planned) return planned;
   const { plan, exchanges, summary } = await planStoredHistory(options);
   return { plan, exchanges, summary };

@@ -1,6 +1,10 @@
 import { applyEvents } from '../message/apply-events.js';
 import type { Message, ModelMessage } from '../message/message.js';
-import type { HistoryStore } from '../store/history-store.js';
+import type { AgentSummary } from '../store/history-store-types.js';
+import type { ConversationStore } from './conversation-store.js';
+
+/** What the prefix rule reads and writes: the conversation port, and the list of agents. */
+export type PrefixStore = Pick<ConversationStore, 'history' | 'fork'> & { listAgents(): Promise<AgentSummary[]> };
 
 /**
  * What identifies a message when a client sends its history again: its role and content, without
@@ -41,7 +45,7 @@ export interface PrefixMatch {
  * `shared === storedLength` means the request extends it; less means it diverges from its middle.
  * A tie goes to the agent that extends, then to the most recently active.
  */
-export async function findConversationByPrefix(store: HistoryStore, messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+export async function findConversationByPrefix(store: PrefixStore, messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
   const sent = messages.map(messageFingerprint);
   const agents = (await store.listAgents()).sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime());
   let best: PrefixMatch | undefined;
@@ -71,7 +75,7 @@ export interface ConversationPlacement {
  * starts a new conversation, made by `create`.
  */
 export async function placeByPrefix(
-  store: HistoryStore,
+  store: PrefixStore,
   messages: readonly ModelMessage[],
   create: () => Promise<string>,
 ): Promise<ConversationPlacement> {
@@ -81,7 +85,7 @@ export async function placeByPrefix(
 
 /** {@link placeByPrefix} for a match already found (or none). */
 export async function placeAfterMatch(
-  store: HistoryStore,
+  store: PrefixStore,
   match: PrefixMatch | undefined,
   messages: readonly ModelMessage[],
   create: () => Promise<string>,

@@ -6,6 +6,7 @@ import type { ConversationStore, MessagePosition, StoredMessage } from './conver
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowState } from '../window/window-state.js';
+import { exchangeAfter, indexOfPosition } from './kept-cut.js';
 
 /** What a conversation needs to load its window. */
 export interface LoadWindowInput {
@@ -18,6 +19,8 @@ export interface LoadWindowInput {
   readonly target: { readonly provider: string; readonly model: string };
   /** Counts what the store holds no count of for the target. */
   readonly counter: TokenCounter;
+  /** Where a `cache-aware` window's cut was kept (see `keptCutPosition`); read back to it. */
+  readonly keptCut?: MessagePosition | undefined;
   /** A fresh window state that counts with the given counter. */
   readonly newState: (counter: TokenCounter) => WindowState;
 }
@@ -37,7 +40,8 @@ export interface LoadedWindow {
 /**
  * Loads the window from the store: the newest exchanges whose stored counts reach the budget,
  * and more if none of them turns out to be evicted, so that the cutoff is the one the whole
- * history gives. The summary in force goes after the leading system messages.
+ * history gives; with a kept cut, from that cut. The summary in force goes after the leading
+ * system messages.
  */
 export async function loadWindow(input: LoadWindowInput): Promise<LoadedWindow> {
   const key = countTargetKey(input.target);
@@ -60,11 +64,17 @@ export async function loadWindow(input: LoadWindowInput): Promise<LoadedWindow> 
     for (const entry of loaded) if (entry?.count?.target === key) known.set(entry.message as ModelMessage, entry.count);
     const state = input.newState(storedCountCounter({ messages: known, fallback: input.counter }));
     state.append(messages);
-    if (read.complete || state.prune().evicted.length > 0) {
+    const positions = loaded.map((entry) => entry && { agentId: entry.agentId, seq: entry.seq });
+    const cutAt = input.keptCut ? indexOfPosition(positions, input.keptCut) : -1;
+    // A kept cut lies further back than what was read: read more (a summary may have covered it).
+    if (input.keptCut && cutAt === -1 && !read.complete) continue;
+    if (cutAt !== -1) state.restoreCut(exchangeAfter(state, cutAt));
+    if (read.complete || cutAt !== -1 || state.prune().evicted.length > 0) {
+      if (cutAt !== -1) state.prune();
       return {
         state,
         summary,
-        positions: loaded.map((entry) => entry && { agentId: entry.agentId, seq: entry.seq }),
+        positions,
         marks: [...read.marks],
         lastSeq: read.lastSeq,
         partial: !read.complete,

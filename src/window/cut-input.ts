@@ -15,6 +15,8 @@ export interface CutInput {
   readonly fixedExchanges: number;
   /** 0 disables the budget ceiling (thresholds still apply). */
   readonly budgetTokens: number;
+  /** Index in `exchanges` of the first exchange the window kept last time, for policies that keep their cut. */
+  readonly previousCut?: number | undefined;
 }
 
 /** Tokens of the exchanges from `first` on. */

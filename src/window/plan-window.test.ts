@@ -15,7 +15,7 @@ describe('planWindow', () => {
     const messages = turns(5);
     const each = planWindow({ messages: turns(1), counter, budgetTokens: 0 });
     const budgetTokens = each.pinnedTokens + (each.exchanges[0]?.tokens ?? 0) * 2 + 5;
-    const plan = planWindow({ messages, counter, budgetTokens });
+    const plan = planWindow({ messages, counter, budgetTokens, policy: { name: 'budget' } });
     expect(plan.exchanges.map((e) => e.inWindow)).toEqual([false, false, false, true, true]);
     expect(plan.cutoffMessage).toBe(6);
     expect(plan.evictedExchanges).toBe(3);

@@ -10,7 +10,7 @@ import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js'
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
-import { pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** What to plan a window over. */
 export interface PlanWindowOptions {
@@ -25,8 +25,21 @@ export interface PlanWindowOptions {
   readonly model?: string | undefined;
   /** Keep the first exchange (usually the task) in every window. */
   readonly pinFirstExchange?: boolean | undefined;
-  /** How exchanges are chosen for eviction (default `budget`). */
+  /** How exchanges are chosen for eviction (default `cache-aware`). */
   readonly policy?: WindowPolicy | undefined;
+  /**
+   * The `cutoffMessage` of the plan made last time over the same history (before new messages
+   * were added), for a policy that keeps its cut (`cache-aware`). It names the first exchange
+   * the window kept; leave it out after a rewind or clear, or for a first plan.
+   */
+  readonly previousCutoff?: number | null | undefined;
+}
+
+/** The previous cutoff message as an index among the exchanges a policy may evict. */
+function previousCutIndex(exchanges: readonly ExchangeAccount[], previousCutoff: number | null | undefined, firstUnpinned: number): number | undefined {
+  if (previousCutoff === undefined || previousCutoff === null) return undefined;
+  const index = exchanges.findIndex((exchange) => exchange.firstMessage >= previousCutoff);
+  return Math.max(0, (index === -1 ? exchanges.length : index) - firstUnpinned);
 }
 
 /**
@@ -65,7 +78,7 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     system: options.system,
     tools: options.tools,
   });
-  const policy = options.policy ?? { name: 'budget' };
+  const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
   const pinFirstExchange = pinsFirstExchange(policy, options.pinFirstExchange);
   const firstUnpinned = pinFirstExchange ? 1 : 0;
   const pinned = pinFirstExchange ? exchanges[0] : undefined;
@@ -76,6 +89,7 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0),
     fixedExchanges: firstUnpinned,
     budgetTokens,
+    previousCut: previousCutIndex(exchanges, options.previousCutoff, firstUnpinned),
   }) + firstUnpinned;
 
   const plan = assembleWindowPlan({

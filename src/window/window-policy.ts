@@ -36,8 +36,22 @@ export interface ClearToolOutputsPolicy {
   readonly minimumTokens?: number | undefined;
 }
 
-/** How the window chooses what to evict. `budget` (the default) keeps the newest whole exchanges that fit. */
-export type WindowPolicy = { readonly name: 'budget' } | FractionPolicy | SequencePolicy | ClearToolOutputsPolicy;
+/**
+ * Keeps the window's start where it is while the request fits the budget, so that the provider's
+ * prompt cache serves the request's head; when the request would pass the budget, moves the cut
+ * once, down to the low-water mark, so that the next turns fit again without moving it.
+ */
+export interface CacheAwarePolicy {
+  readonly name: 'cache-aware';
+  /** The share of the budget a moved cut leaves the request at, 0 < mark ≤ 1 (default 0.9). */
+  readonly lowWaterMark?: number | undefined;
+}
+
+/**
+ * How the window chooses what to evict. `budget` keeps the newest whole exchanges that fit, which
+ * moves the window's start on every turn; `cache-aware` (the default) moves it in steps.
+ */
+export type WindowPolicy = { readonly name: 'budget' } | FractionPolicy | SequencePolicy | ClearToolOutputsPolicy | CacheAwarePolicy;
 
 /** True when the policy keeps the first exchange whatever the setting (`fraction` does). */
 export function pinsFirstExchange(policy: WindowPolicy, pinFirstExchange: boolean | undefined): boolean {
@@ -45,12 +59,16 @@ export function pinsFirstExchange(policy: WindowPolicy, pinFirstExchange: boolea
 }
 
 /** The policies by name. */
-export const WINDOW_POLICY_NAMES = ['budget', 'fraction', 'sequence', 'clear-tool-outputs'] as const;
+export const WINDOW_POLICY_NAMES = ['budget', 'fraction', 'sequence', 'clear-tool-outputs', 'cache-aware'] as const;
 
 export const DEFAULT_FRACTION = 0.5;
 export const DEFAULT_RETENTION_WINDOW = 6;
 export const DEFAULT_KEPT_TOOL_OUTPUTS = 2;
 export const DEFAULT_MINIMUM_CLEARED_TOKENS = 1_000;
+export const DEFAULT_LOW_WATER_MARK = 0.9;
+
+/** The policy when none is given: `cache-aware`, since every major provider caches the request's head. */
+export const DEFAULT_WINDOW_POLICY: WindowPolicy = { name: 'cache-aware' };
 
 const count = z.number().int().min(0);
 const windowPolicySchema = z.discriminatedUnion('name', [
@@ -69,6 +87,7 @@ const windowPolicySchema = z.discriminatedUnion('name', [
     excludeTools: z.array(z.string()).optional(),
     minimumTokens: count.optional(),
   }).strict(),
+  z.object({ name: z.literal('cache-aware'), lowWaterMark: z.number().gt(0).max(1).optional() }).strict(),
 ]);
 
 /** The schema of a {@link WindowPolicy}, for configuration files. */

@@ -44,7 +44,7 @@ const turn = (i: number): ModelMessage[] => [
 describe('WindowState', () => {
   it('counts only what is new after a turn, however long the history', () => {
     const { counter, seen } = observedCounter();
-    const state = new WindowState({ counter, budgetTokens: 2_000 });
+    const state = new WindowState({ counter, budgetTokens: 2_000, policy: { name: 'budget' } });
     for (let i = 0; i < 2_000; i++) state.append(turn(i)).prune();
     const before = seen.messages;
     const result = state.append(turn(2_000)).prune();

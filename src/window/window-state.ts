@@ -15,9 +15,10 @@ import { abortedGroups, type ExchangeRecord, sortedGroupCounts, tokensOf } from 
 import { buildAbortedResultMessage, insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
+import { lowWaterTokens } from './cache-aware-policy.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
-import { type ClearToolOutputsPolicy, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import { type ClearToolOutputsPolicy, DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
 export interface WindowStateOptions {
@@ -28,7 +29,7 @@ export interface WindowStateOptions {
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
   readonly pinFirstExchange?: boolean | undefined;
-  /** How exchanges are chosen for eviction (default `budget`). */
+  /** How exchanges are chosen for eviction (default `cache-aware`). */
   readonly policy?: WindowPolicy | undefined;
   /** Where the message at an index of this state is stored, for cleared-output placeholders. */
   readonly storedAs?: ((messageIndex: number) => string) | undefined;
@@ -81,7 +82,7 @@ export class WindowState {
   }
 
   get #policy(): WindowPolicy {
-    return this.#options.policy ?? { name: 'budget' };
+    return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
   }
 
   get #firstUnpinned(): number {
@@ -91,9 +92,7 @@ export class WindowState {
   /** Tokens of the request the window builds now (before any pending prune). */
   get totalTokens(): number {
     const pinnedExchange = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
-    return (
-      this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens
-    );
+    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens;
   }
 
   /** Exchanges held before the window (a pinned first exchange is not counted). */
@@ -137,12 +136,15 @@ export class WindowState {
     const fits = (extra: number) => budget === 0 || this.totalTokens + extra <= budget;
     const policy = this.#policy;
     if (policy.name === 'fraction' || policy.name === 'sequence') this.#moveCut(this.#policyCut(policy), evicted, readmitted);
-    while (this.#firstInWindow < last && !fits(0)) {
+    if (policy.name === 'cache-aware' && budget === 0) this.#moveCut(this.#firstUnpinned, evicted, readmitted);
+    // A cache-aware cut moves only when the request would pass the budget, and then to the low-water mark.
+    const floor = policy.name === 'cache-aware' && !fits(0) ? lowWaterTokens(policy, budget) : budget;
+    while (this.#firstInWindow < last && budget > 0 && this.totalTokens > floor) {
       this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       evicted.push(this.#firstInWindow);
       this.#firstInWindow++;
     }
-    while (policy.name !== 'fraction' && policy.name !== 'sequence' && this.#firstInWindow > this.#firstUnpinned) {
+    while ((policy.name === 'budget' || policy.name === 'clear-tool-outputs') && this.#firstInWindow > this.#firstUnpinned) {
       const previous = this.#exchanges[this.#firstInWindow - 1] as ExchangeRecord;
       if (!fits(tokensOf(previous))) break;
       this.#windowTokens += tokensOf(previous);
@@ -184,6 +186,16 @@ export class WindowState {
       this.#windowTokens += tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       readmitted.push(this.#firstInWindow);
     }
+  }
+
+  /** Index of the first exchange after the cutoff (a pinned first exchange is not counted as one). */
+  get cutExchange(): number {
+    return Math.max(this.#firstInWindow, this.#firstUnpinned);
+  }
+
+  /** Puts the cut back where it was kept (a `cache-aware` window loaded again); the next `prune()` may move it. */
+  restoreCut(exchange: number): void {
+    this.#moveCut(Math.max(this.#firstUnpinned, Math.min(exchange, this.#exchanges.length - 1)), [], []);
   }
 
   /** First and last message index of an exchange, or undefined when there is no such exchange. */
@@ -365,10 +377,7 @@ export class WindowState {
   #truncate(length: number): void {
     if (length >= this.#messages.length) return;
     const kept = this.#messages.slice(0, length);
-    while (
-      this.#exchanges.length > 0 &&
-      (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length
-    ) {
+    while (this.#exchanges.length > 0 && (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length) {
       const removed = this.#exchanges.pop() as ExchangeRecord;
       if (this.#isCounted(this.#exchanges.length)) this.#windowTokens -= tokensOf(removed);
     }

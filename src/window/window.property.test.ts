@@ -20,7 +20,8 @@ const scenario = fc
   .map(([conversation, fraction, pinFirstExchange, disabled]) => {
     const full = planWindow({ ...conversation, budgetTokens: 0, counter });
     const budgetTokens = disabled ? 0 : Math.max(1, Math.round(full.totalTokens * fraction));
-    return { ...conversation, budgetTokens, pinFirstExchange };
+    // The budget policy's own properties: the newest exchanges that fit, at every prune.
+    return { ...conversation, budgetTokens, pinFirstExchange, policy: { name: 'budget' as const } };
   });
 
 describe('planWindow properties', () => {

@@ -54,7 +54,7 @@ describe('history of a long agent: no call takes the history as arguments', () =
   // 200,000 exchanges: more than a call takes as arguments (about 125,000 on Node's default stack).
   it('draws 200,000 exchanges, 190,001 of them out of the window', async () => {
     const dataDir = savedHistory(200_000);
-    const { stdout } = await runCli(['history', agentId, '--data-dir', dataDir]);
+    const { stdout } = await runCli(['history', agentId, '--data-dir', dataDir, '--policy', 'budget']);
     expect(stdout).toContain('Outside the window (kept in the history):');
     // 10 tokens an exchange and 3 of preamble: 9,999 exchanges fit 100,000 tokens.
     expect(stdout).toMatch(/9,999 exchanges in, 190,001 out/);

@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../../message/message.js';
 import type { WindowPlan } from '../../window/window-plan.js';
+import { DEFAULT_WINDOW_POLICY } from '../../window/window-policy.js';
 import { renderContextRule } from './context-rule.js';
 import { describeExchange } from '../../exchange/describe-exchange.js';
 import { clipText, formatToolUse } from './format-exchange.js';
@@ -116,7 +117,7 @@ export function renderWindowReport(
     `Window     ${formatCount(plan.totalTokens, 'token')} in all${plan.budgetTokens > 0 ? ` (budget ${formatNumber(plan.budgetTokens)})` : ''}: ${formatNumber(inWindow)} of ${formatCount(rows.length, 'exchange')}, ${formatNumber(evicted)} evicted${summarized > 0 ? ` (${formatNumber(summarized)} summarized)` : ''}`,
     `Counting   ${counting}`,
   );
-  if (plan.policy !== 'budget') lines.push(`Policy     ${plan.policy}`);
+  if (plan.policy !== DEFAULT_WINDOW_POLICY.name) lines.push(`Policy     ${plan.policy}`);
   if (plan.clearedToolOutputs.length > 0) {
     const cleared = plan.clearedToolOutputs;
     lines.push(
