@@ -55,7 +55,7 @@ describe('Anthropic breakpoints', () => {
     expect(body.system).toBeUndefined();
   });
 
-  it("keeps the caller's markers, counts them, and never passes four", () => {
+  it('keeps the caller\'s markers, counts them, and never passes four', () => {
     const turns = (count: number, marker: object): ModelMessage[] =>
       ['One.', 'Two.', 'Three.', 'Four.', 'Five.'].map((text, index) => ({
         role: index % 2 === 0 ? 'user' : 'assistant',
@@ -73,7 +73,7 @@ describe('Anthropic breakpoints', () => {
     expect(marked(full.system)).toBe(false);
   });
 
-  it("a caller's top-level marker counts and is kept", () => {
+  it('a caller\'s top-level marker counts and is kept', () => {
     const body = anthropic({ options: { cache_control: { type: 'ephemeral', ttl: '1h' } }, cache: { stablePrefixMessages: 3 } });
     expect(body.cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(countBreakpoints(body)).toBe(3);
@@ -104,7 +104,7 @@ describe('Anthropic breakpoints', () => {
     ]);
   });
 
-  it("an imported body keeps the caller's markers through a round trip, and ours stay out of the neutral messages", () => {
+  it('an imported body keeps the caller\'s markers through a round trip, and ours stay out of the neutral messages', () => {
     const imported = {
       model: 'claude-sonnet-4-5',
       max_tokens: 300,
@@ -139,7 +139,7 @@ describe('OpenAI prompt_cache_key', () => {
     expect(responses({}).prompt_cache_key).toBeUndefined();
   });
 
-  it("keeps the caller's own key", () => {
+  it('keeps the caller\'s own key', () => {
     expect(chat({ options: { prompt_cache_key: 'mine' }, cache: { key: 'agent-1' } }).prompt_cache_key).toBe('mine');
     expect(responses({ options: { prompt_cache_key: 'mine' }, cache: { key: 'agent-1' } }).prompt_cache_key).toBe('mine');
   });
