@@ -4,6 +4,7 @@ import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from '../store/history-store.js';
+import { parseAgentId } from '../store/agent-id.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
 import { WorkingBudget } from './working-budget.js';
@@ -20,6 +21,7 @@ import { preambleAfterClear } from './preamble-after-clear.js';
 import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
+import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
@@ -44,6 +46,7 @@ export class Conversation {
   readonly #settings: AgentSettings;
   readonly #budget: WorkingBudget;
   readonly #condenser: Condenser;
+  readonly #cache: PromptCacheTracker;
   #state!: WindowState;
   /** Where each message the window holds is stored, by its index in the window state. */
   #positions: (MessagePosition | undefined)[] = [];
@@ -63,6 +66,7 @@ export class Conversation {
     this.#settings = settings;
     const target = { provider: options.provider, model: options.model };
     this.#budget = new WorkingBudget(options.counter, target);
+    this.#cache = new PromptCacheTracker(parseAgentId(agentId).rootId);
     this.#condenser = new Condenser({
       condense: options.condense,
       policy: options.policy ?? { name: 'budget' },
@@ -224,7 +228,8 @@ export class Conversation {
       this.#emit({ type: 'tool-outputs-cleared', outputs: plan.clearedToolOutputs, tokensBefore: plan.totalTokens + plan.clearedTokens, tokensAfter: plan.totalTokens });
     }
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
-    const request = buildRequest(format, { model: this.#options.model, system: this.#settings.system, tools: this.#settings.tools, messages: plan.messages });
+    const { system, tools } = this.#settings;
+    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, cache: this.#cache.hints(plan.messages) });
     return { request, report: { ...plan, calibrated, partial: this.#partial } };
   }
 
@@ -240,7 +245,7 @@ export class Conversation {
     for (let attempt = 0; ; attempt++) {
       const { request, report } = await this.request();
       try {
-        return await call(request, report);
+        return this.#cache.noted(await call(request, report));
       } catch (error) {
         const overflow = contextOverflowOf(error);
         if (!overflow) throw error;
@@ -262,12 +267,13 @@ export class Conversation {
   }
 
   /**
-   * Ends a turn: learns from the provider's usage, then prunes the window. When the provider
-   * read more tokens than we counted for the last request, that difference is kept free from
-   * then on (until a later report shows otherwise).
+   * Ends a turn: learns from the provider's usage, records the turn's cache figures (of every
+   * request `send` made and of `usage`), then prunes the window. When the provider read more
+   * tokens than we counted for the last request, that difference is kept free from then on.
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
+    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();
