@@ -82,6 +82,8 @@ describe('Anthropic breakpoints', () => {
   it('a stable prefix reaching the last message takes no second marker at the end', () => {
     const body = anthropic({ cache: { stablePrefixMessages: history.length } });
     expect(marked(body.messages)).toBe(false);
+    // The top-level marker leaves the last message as it was built.
+    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Now the docs.' });
     expect(countBreakpoints(body)).toBe(2);
   });
 

@@ -41,20 +41,27 @@ function markable(block: ContentBlockParam | TextBlockParam): boolean {
   return block.type !== 'text' || block.text !== '';
 }
 
-/** The block at `location` or the nearest markable one before it in the same list, as the list is now. */
-function blockAt(body: MessageCreateParamsNonStreaming, location: BlockLocation): (ContentBlockParam | TextBlockParam) & Marked | undefined {
+/**
+ * The block at `location`, or the nearest markable one before it in the same list, with a key
+ * naming its place. A message's string content is one text block: with `forMarking` it is made
+ * that block, since only a block can carry a marker.
+ */
+function blockAt(
+  body: MessageCreateParamsNonStreaming,
+  location: BlockLocation,
+  forMarking: boolean,
+): { readonly block: (ContentBlockParam | TextBlockParam) & Marked; readonly key: string } | undefined {
   let blocks: readonly (ContentBlockParam | TextBlockParam)[];
   if (location.in === 'system') blocks = Array.isArray(body.system) ? body.system : [];
   else {
     const message = body.messages[location.message];
     if (!message) return undefined;
-    // A string content becomes one text block, the same text: only then can it carry a marker.
-    if (typeof message.content === 'string') message.content = [{ type: 'text', text: message.content }];
-    blocks = message.content;
+    if (typeof message.content === 'string' && forMarking) message.content = [{ type: 'text', text: message.content }];
+    blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   }
   for (let index = Math.min(location.block, blocks.length - 1); index >= 0; index--) {
     const block = blocks[index] as ContentBlockParam | TextBlockParam;
-    if (markable(block)) return block;
+    if (markable(block)) return { block, key: location.in === 'system' ? `system:${index}` : `messages:${location.message}:${index}` };
   }
   return undefined;
 }
@@ -77,21 +84,26 @@ export function placeBreakpoints(body: MessageCreateParamsNonStreaming, targets:
   let free = MAX_BREAKPOINTS - countBreakpoints(body);
   if (free <= 0) return body;
   const end = lastLocation(body);
-  const endBlock = end && blockAt(body, end);
-  if (body.cache_control == null && endBlock && !endBlock.cache_control) {
+  const endBlock = end && blockAt(body, end, false);
+  if (body.cache_control == null && endBlock && !endBlock.block.cache_control) {
     body.cache_control = { ...EPHEMERAL };
     free--;
   }
-  const topLevelMarks = body.cache_control != null ? endBlock : undefined;
+  // The block the top-level marker lands on takes no marker of its own.
+  const topLevelMarks = body.cache_control != null ? endBlock?.key : undefined;
   const mark = (block: Marked | undefined) => {
-    if (free <= 0 || !block || block.cache_control || block === topLevelMarks) return;
+    if (free <= 0 || !block || block.cache_control) return;
     block.cache_control = { ...EPHEMERAL };
     free--;
   };
-  if (targets.stablePrefix) mark(blockAt(body, targets.stablePrefix));
+  const markAt = (location: BlockLocation | undefined) => {
+    const found = location && free > 0 ? blockAt(body, location, false) : undefined;
+    if (found && found.key !== topLevelMarks && !found.block.cache_control) mark(blockAt(body, location as BlockLocation, true)?.block);
+  };
+  markAt(targets.stablePrefix);
   const { preamble } = targets;
   if (preamble?.in === 'tools') mark(body.tools?.[preamble.tool]);
-  else if (preamble) mark(blockAt(body, preamble));
-  if (targets.summary) mark(blockAt(body, targets.summary));
+  else markAt(preamble);
+  markAt(targets.summary);
   return body;
 }
