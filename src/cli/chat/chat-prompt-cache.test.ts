@@ -59,5 +59,21 @@ describe.skipIf(!hasTmux)('the chat and the prompt cache', () => {
     }
     expect(server.outcomes[0]?.cache_creation_input_tokens).toBeGreaterThan(0);
     for (const outcome of server.outcomes.slice(1)) expect(outcome.cache_read_input_tokens).toBeGreaterThan(0);
+
+    // `history` and `history --json` read the same figures from the store.
+    const agentId = /agent ([\w:-]+)/.exec(shown)?.[1] ?? '';
+    type('/exit');
+    // The pane runs the chat alone: it closes when the chat has left.
+    for (let tries = 0; tries < 100 && spawnSync('tmux', ['has-session', '-t', session]).status === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const cli = (...args: string[]) =>
+      execFileSync(process.execPath, ['--import', pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href, join(root, 'src/cli/main.ts'), ...args, '--data-dir', join(work, 'store')], {
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: '' },
+      });
+    const read = server.outcomes.reduce((sum, outcome) => sum + outcome.cache_read_input_tokens, 0);
+    const json = JSON.parse(cli('history', agentId, '--json')) as { cache: Record<string, number>; exchanges: { cache?: Record<string, number> }[] };
+    expect(json.cache).toMatchObject({ requests: 3, cacheReadTokens: read });
+    expect(json.exchanges.map((exchange) => exchange.cache?.requests)).toEqual([1, 1, 1]);
+    expect(cli('history', agentId)).toMatch(/Prompt cache: \d+% of [\d,]+ input tokens read from the cache/);
   }, 180_000);
 });
