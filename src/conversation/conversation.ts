@@ -4,7 +4,6 @@ import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from '../store/history-store.js';
-import { parseAgentId } from '../store/agent-id.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
 import { WorkingBudget } from './working-budget.js';
@@ -66,7 +65,7 @@ export class Conversation {
     this.#settings = settings;
     const target = { provider: options.provider, model: options.model };
     this.#budget = new WorkingBudget(options.counter, target);
-    this.#cache = new PromptCacheTracker(parseAgentId(agentId).rootId);
+    this.#cache = new PromptCacheTracker(agentId);
     this.#condenser = new Condenser({
       condense: options.condense,
       policy: options.policy ?? { name: 'budget' },

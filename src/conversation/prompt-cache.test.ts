@@ -4,6 +4,7 @@ import { cacheUsageByExchange, PromptCacheTracker, sharedLeadingMessages } from 
 
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });
 const assistant = (text: string): ModelMessage => ({ role: 'assistant', content: text });
+const root = '619d0724-a2d6-4895-924b-4d55220526e7';
 
 describe('the prompt cache as a conversation tracks it', () => {
   it('counts the leading messages two requests share, by content', () => {
@@ -14,16 +15,16 @@ describe('the prompt cache as a conversation tracks it', () => {
     expect(sharedLeadingMessages([], before)).toBe(0);
   });
 
-  it('hints the key always, and the stable prefix once a request was made', () => {
-    const tracker = new PromptCacheTracker('root');
-    expect(tracker.hints([user('a')])).toEqual({ key: 'root' });
-    expect(tracker.hints([user('a'), assistant('b'), user('c')])).toEqual({ key: 'root', stablePrefixMessages: 1 });
+  it('hints the key (the root agent, which its forks share) always, and the stable prefix once a request was made', () => {
+    const tracker = new PromptCacheTracker(`${root}:9d81e7b7-65b9-46fd-b777-40acbc5c2dbb`);
+    expect(tracker.hints([user('a')])).toEqual({ key: root });
+    expect(tracker.hints([user('a'), assistant('b'), user('c')])).toEqual({ key: root, stablePrefixMessages: 1 });
     // The window slid: the first message left.
-    expect(tracker.hints([assistant('b'), user('c')])).toEqual({ key: 'root', stablePrefixMessages: 0 });
+    expect(tracker.hints([assistant('b'), user('c')])).toEqual({ key: root, stablePrefixMessages: 0 });
   });
 
   it('adds up a turn\'s requests, counting the usage given at its end once', () => {
-    const tracker = new PromptCacheTracker('root');
+    const tracker = new PromptCacheTracker(`${root}:9d81e7b7-65b9-46fd-b777-40acbc5c2dbb`);
     const first = { input_tokens: 10, cache_read_input_tokens: 900, cache_creation_input_tokens: 90 };
     const second = { input_tokens: 5, cache_read_input_tokens: 990, cache_creation_input_tokens: 5 };
     expect(tracker.noted({ usage: first })).toEqual({ usage: first });

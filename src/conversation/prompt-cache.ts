@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../message/message.js';
 import type { PromptCacheHints } from '../providers/prompt-cache-hints.js';
+import { parseAgentId } from '../store/agent-id.js';
 import type { ContextRange, ContextRangeInput, HistoryStore, MessagePosition } from '../store/history-store.js';
 import { addCacheUsage, type CacheUsage, cacheUsageFromUsage } from '../tokens/cache-usage.js';
 
@@ -33,8 +34,8 @@ export class PromptCacheTracker {
   #previous: readonly ModelMessage[] | undefined;
   #turn: unknown[] = [];
 
-  constructor(key: string) {
-    this.#key = key;
+  constructor(agentId: string) {
+    this.#key = parseAgentId(agentId).rootId;
   }
 
   /** The hints for a request of these messages; remembers them as the previous request. */
