@@ -31,7 +31,7 @@ describe('Conversation', () => {
     const { request, report } = await conversation.request();
     expect(report.totalTokens).toBeLessThanOrEqual(1500);
     expect(report.evictedExchanges).toBeGreaterThan(0);
-    expect(request).toMatchObject({ model: 'claude-sonnet-4-5', system: 'You are terse.' });
+    expect(request).toMatchObject({ model: 'claude-sonnet-4-5', system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }] });
     expect((request as { messages: { role: string }[] }).messages[0]?.role).toBe('user');
     expect((await store.history(conversation.agentId)).length).toBe(40);
     const history = await conversation.history();

@@ -22,6 +22,7 @@ import { preambleAfterClear } from './preamble-after-clear.js';
 import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
+import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
@@ -47,6 +48,7 @@ export class Conversation {
   readonly #settings: AgentSettings;
   readonly #budget: WorkingBudget;
   readonly #condenser: Condenser;
+  readonly #cache: PromptCacheTracker;
   #state!: WindowState;
   /** Where each message the window holds is stored, by its index in the window state. */
   #positions: (MessagePosition | undefined)[] = [];
@@ -66,6 +68,7 @@ export class Conversation {
     this.#settings = settings;
     const target = { provider: options.provider, model: options.model };
     this.#budget = new WorkingBudget(options.counter, target);
+    this.#cache = new PromptCacheTracker(agentId);
     this.#condenser = new Condenser({
       condense: options.condense,
       policy: options.policy ?? DEFAULT_WINDOW_POLICY,
@@ -228,7 +231,8 @@ export class Conversation {
       this.#emit({ type: 'tool-outputs-cleared', outputs: plan.clearedToolOutputs, tokensBefore: plan.totalTokens + plan.clearedTokens, tokensAfter: plan.totalTokens });
     }
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
-    const request = buildRequest(format, { model: this.#options.model, system: this.#settings.system, tools: this.#settings.tools, messages: plan.messages });
+    const { system, tools } = this.#settings;
+    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, cache: this.#cache.hints(plan.messages) });
     return { request, report: { ...plan, calibrated, partial: this.#partial } };
   }
 
@@ -244,7 +248,7 @@ export class Conversation {
     for (let attempt = 0; ; attempt++) {
       const { request, report } = await this.request();
       try {
-        return await call(request, report);
+        return this.#cache.noted(await call(request, report));
       } catch (error) {
         const overflow = contextOverflowOf(error);
         if (!overflow) throw error;
@@ -266,12 +270,13 @@ export class Conversation {
   }
 
   /**
-   * Ends a turn: learns from the provider's usage, then prunes the window. When the provider
-   * read more tokens than we counted for the last request, that difference is kept free from
-   * then on (until a later report shows otherwise).
+   * Ends a turn: learns from the provider's usage, records the turn's cache figures (of every
+   * request `send` made and of `usage`), then prunes the window. When the provider read more
+   * tokens than we counted for the last request, that difference is kept free from then on.
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
+    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();

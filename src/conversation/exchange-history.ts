@@ -10,6 +10,7 @@ import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/to
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
 import { planWindow } from '../window/plan-window.js';
+import { type TurnCacheUsage, withCacheUsage } from './prompt-cache.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
 import { indexOfPosition, keptCutPosition } from './kept-cut.js';
 import type { WindowPlan } from '../window/window-plan.js';
@@ -30,6 +31,8 @@ export interface ExchangeHistory {
   readonly createdAt: Date;
   /** True when the summary in force stands for this exchange (so it is out of the window). */
   readonly summarized: boolean;
+  /** What the provider's prompt cache did for its turns, as their usage reported it (when recorded). */
+  readonly cache?: TurnCacheUsage | undefined;
 }
 
 /** A message's place in the visible history, for the view. */
@@ -67,6 +70,8 @@ export interface PlannedHistory {
   readonly plan: WindowPlan;
   readonly exchanges: ExchangeHistory[];
   readonly summary: StoredSummary | undefined;
+  /** The session's cache figures: every recorded turn's, added up (when any were recorded). */
+  readonly cache?: TurnCacheUsage | undefined;
 }
 
 /**
@@ -153,10 +158,11 @@ async function planAroundSummary(
  */
 export async function planHistoryView(options: StoredHistoryOptions & { readonly outline?: HistoryOutline | undefined }): Promise<PlannedHistory> {
   const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
-  const planned = await planOutlinedHistory(options.outline ?? (await readHistoryOutline(options.store, options.agentId)), { ...options, keptCut });
+  const outline = options.outline ?? (await readHistoryOutline(options.store, options.agentId));
+  const planned = await planOutlinedHistory(outline, { ...options, keptCut });
   if (planned) return planned;
   const { plan, exchanges, summary } = await planStoredHistory(options);
-  return { plan, exchanges, summary };
+  return withCacheUsage({ plan, exchanges, summary }, outline.cacheUsage);
 }
 
 /**
@@ -174,7 +180,7 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
   // names alone, so the model's counter counts them from the skeletons as from the bodies.
-  return planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0);
+  return withCacheUsage(await planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0), outline.cacheUsage);
 }
 
 /**

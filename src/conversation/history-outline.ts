@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ConversationStore, MessageOutline, OutlinedToolPart } from './conversation-store.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
+import { type RecordedCacheUsage, readCacheUsage } from './prompt-cache.js';
 import { saveHistoryTimeline } from './saved-history-timeline.js';
 
 /** What the `/history` view of an agent is planned from: its meta, its outline and its summary. */
@@ -9,6 +10,8 @@ export interface HistoryOutline {
   readonly messages: readonly MessageOutline[];
   /** The summary in force, if any. */
   readonly summary: StoredSummary | undefined;
+  /** The cache figures recorded with its turns, oldest first. */
+  readonly cacheUsage?: readonly RecordedCacheUsage[] | undefined;
 }
 
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
@@ -16,8 +19,13 @@ export const HISTORY_OUTLINE_VIEW = 'history-outline-1';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
 export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary] = await Promise.all([store.agentMeta(agentId), store.outline(agentId), activeSummary(store, agentId)]);
-  return { meta, messages, summary };
+  const [meta, messages, summary, cacheUsage] = await Promise.all([
+    store.agentMeta(agentId),
+    store.outline(agentId),
+    activeSummary(store, agentId),
+    readCacheUsage(store, agentId),
+  ]);
+  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}) };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */
@@ -50,6 +58,8 @@ const savedOutline = z.strictObject({
       createdAt: z.number(),
     })
     .nullable(),
+  /** Each turn's recorded cache figures: agent, seq, requests, input, cache read and cache write tokens. */
+  cacheUsage: z.array(z.tuple([z.string(), z.number().int(), z.number(), z.number(), z.number(), z.number()])).optional(),
 });
 
 /** A message as saved: agent (an index into `agents`), seq, role, tokens, count target, method, exact, created (ms), title, tool parts. */
@@ -107,6 +117,14 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
       message.toolParts.map((part) => [part.partIndex, part.type, part.toolCallId, part.toolName]),
     ]),
     summary: outline.summary ? { ...outline.summary, createdAt: outline.summary.createdAt.getTime() } : null,
+    cacheUsage: (outline.cacheUsage ?? []).map(({ at, usage }) => [
+      at.agentId,
+      at.seq,
+      usage.requests,
+      usage.inputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+    ]),
   };
 }
 
@@ -114,7 +132,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
 export function historyOutlineFromJson(json: unknown): HistoryOutline | undefined {
   const parsed = savedOutline.safeParse(json);
   if (!parsed.success) return undefined;
-  const { meta, agents, messages, summary } = parsed.data;
+  const { meta, agents, messages, summary, cacheUsage } = parsed.data;
   const outlined: MessageOutline[] = [];
   for (const row of messages) {
     const checked = outlinedRow(row);
@@ -131,5 +149,10 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
       toolParts: toolParts.map(([partIndex, type, toolCallId, toolName]) => ({ partIndex, type, toolCallId, toolName })),
     });
   }
-  return { meta, messages: outlined, summary: summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined };
+  const recorded = (cacheUsage ?? []).map(([agentId, seq, requests, inputTokens, cacheReadTokens, cacheWriteTokens]) => ({
+    at: { agentId, seq },
+    usage: { requests, inputTokens, cacheReadTokens, cacheWriteTokens },
+  }));
+  const stored = summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined;
+  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}) };
 }

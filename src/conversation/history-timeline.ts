@@ -1,5 +1,6 @@
 import type { TimelineEntry, TimelineFork } from './conversation-store.js';
 import type { ExchangeHistory } from './exchange-history.js';
+import type { TurnCacheUsage } from './prompt-cache.js';
 
 /** Why an exchange is out of the window: the budget evicted it, the summary stands for it, a clear or a rewind took it out. */
 export type OutOfWindowReason = 'evicted' | 'summarized' | 'cleared' | 'rewound';
@@ -19,6 +20,8 @@ export interface TimelineExchangeRow {
   readonly agentId: string;
   readonly firstSeq: number;
   readonly createdAt: Date;
+  /** What the provider's prompt cache did for its turns (when recorded). */
+  readonly cache?: TurnCacheUsage | undefined;
 }
 
 /** An event as a row of the history timeline: a clear, mark, rewind, or fork. */
@@ -87,6 +90,7 @@ export function buildHistoryTimeline(
           ? {
               type: 'exchange', index: plan.index, title: plan.title, tools: plan.tools, tokens: plan.tokens, inWindow: plan.inWindow, pinned: plan.pinned,
               outOfWindow: plan.inWindow ? null : plan.summarized ? 'summarized' : 'evicted', agentId: entry.agentId, firstSeq: entry.seq, createdAt: entry.createdAt,
+              ...(plan.cache ? { cache: plan.cache } : {}),
             }
           : {
               type: 'exchange', index: null, title: entry.title ?? '', tools: [...new Set(entry.toolNames)], tokens: 0, inWindow: false, pinned: false,

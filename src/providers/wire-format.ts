@@ -14,8 +14,10 @@ import { convertFromOpenAiChat } from './openai/chat/convert-from-openai-chat.js
 import { buildOpenAiResponsesRequest } from './openai/responses/build-openai-responses-request.js';
 import { convertFromOpenAiResponses } from './openai/responses/convert-from-openai-responses.js';
 
+import type { PromptCacheHints } from './prompt-cache-hints.js';
 import type { WireFormat } from './wire-format-names.js';
 
+export type { PromptCacheHints } from './prompt-cache-hints.js';
 export { providerWireFormat, type WireFormat, wireFormats } from './wire-format-names.js';
 
 /** What a builder takes: the window's content plus the options the body came with. */
@@ -25,6 +27,8 @@ export interface BuildInput {
   readonly tools?: readonly ToolDefinition[] | undefined;
   readonly messages: readonly ModelMessage[];
   readonly options?: Readonly<Record<string, unknown>> | undefined;
+  /** What the caller knows of the prompt cache: with it, Anthropic bodies mark their stable prefix and OpenAI bodies carry a cache key. */
+  readonly cache?: PromptCacheHints | undefined;
 }
 
 function convertFromNeutral(body: unknown): ConvertedRequest {

@@ -177,7 +177,7 @@ function printHistory(
   agentId: string,
   flags: HistoryFlags,
   limits: HistoryRowLimits,
-  { plan, exchanges, summary }: PlannedHistory,
+  { plan, exchanges, summary, cache }: PlannedHistory,
   source: HistoryTimelineSource,
 ): void {
   const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges);
@@ -192,6 +192,7 @@ function printHistory(
           ...json,
           agentId,
           summary: summary ? summaryJson(summary, exchanges) : null,
+          ...(cache ? { cache } : {}),
           request: undefined,
           timeline,
           timelineRange: { first: recent.earlier + offset, count: rows.length, total: every.length },
@@ -218,6 +219,7 @@ function printHistory(
       exchangesOut: exchanges.filter((exchange) => !exchange.inWindow).length,
       now: new Date(),
       color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
+      cache,
     }),
   );
 }
@@ -230,8 +232,8 @@ function timelineRowJson(row: TimelineRow) {
 }
 
 /** The `/history` view of an agent as text, with the summary in force. */
-export function renderAgentHistory(agentId: string, { plan, exchanges, summary }: PlannedHistory): string {
-  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges));
+export function renderAgentHistory(agentId: string, { plan, exchanges, summary, cache }: PlannedHistory): string {
+  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges), cache);
 }
 
 // Folded pairwise, not Math.min(...covered): a summary may stand for more exchanges than a call takes arguments.

@@ -12,10 +12,10 @@ export function agentExchangesJson(plan: WindowPlan, exchanges: readonly Exchang
   // The plan's exchanges are those not summarized, in order. An index, not shift(): shifting a
   // long array moves every element each time.
   let next = 0;
-  return exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized }) => {
+  return exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized, cache }) => {
     const exchange = summarized ? undefined : plan.exchanges[next++];
     const outOfWindow = inWindow ? null : summarized ? ('summarized' as const) : ('evicted' as const);
-    return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow };
+    return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow, ...(cache ? { cache } : {}) };
   });
 }
 

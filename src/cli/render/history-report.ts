@@ -1,8 +1,10 @@
 import type { ExchangeHistory } from '../../conversation/conversation.js';
+import type { TurnCacheUsage } from '../../conversation/prompt-cache.js';
 import type { SummaryCost } from '../../condense/summarizer.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
+import { cachedShareText, cacheTotalLine } from './cache-usage-text.js';
 import { clipText } from './format-exchange.js';
 import { formatCount } from './format-count.js';
 import { formatMessageRange } from './format-message-range.js';
@@ -43,7 +45,14 @@ export function renderSummary(summary: SummaryView): string[] {
  * The `/history` view: exchanges outside the window, the `── context ──` rule, the exchanges
  * inside, each with its title, tools, tokens and age.
  */
-export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges: readonly ExchangeHistory[], now: Date, summary?: SummaryView): string {
+export function renderHistoryReport(
+  agentId: string,
+  plan: WindowPlan,
+  exchanges: readonly ExchangeHistory[],
+  now: Date,
+  summary?: SummaryView,
+  cache?: TurnCacheUsage,
+): string {
   const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
   const lines = [`sliding-context history ${agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
   const row = (exchange: ExchangeHistory) =>
@@ -54,6 +63,7 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
       `${formatNumber(exchange.tokens)} tokens`.padStart(14),
       exchange.pinned ? 'pinned' : formatAge(exchange.createdAt, now),
       ...(exchange.summarized ? ['summarized'] : []),
+      ...(exchange.cache ? [cachedShareText(exchange.cache)] : []),
     ].join('  ');
   const outside = exchanges.filter((exchange) => !exchange.inWindow);
   const inside = exchanges.filter((exchange) => exchange.inWindow);
@@ -72,6 +82,7 @@ export function renderHistoryReport(agentId: string, plan: WindowPlan, exchanges
     '',
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(inside.length, 'exchange')} in, ${formatNumber(outside.length)} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
+  if (cache) lines.push(cacheTotalLine(cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   // Titles, tool names and the summary are stored text: none may reach the terminal as a command.
   return `${neutralizeControlCharacters(lines.join('\n'))}\n`;

@@ -1,7 +1,9 @@
 import type { TimelineEventRow, TimelineExchangeRow, TimelineRow } from '../../conversation/history-timeline.js';
+import type { TurnCacheUsage } from '../../conversation/prompt-cache.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
+import { cachedShareText, cacheTotalLine } from './cache-usage-text.js';
 import { clipText } from './format-exchange.js';
 import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
@@ -27,6 +29,8 @@ export interface HistoryTimelineView {
   readonly now: Date;
   /** Dims what a clear or rewind took out (on a terminal, without NO_COLOR). */
   readonly color: boolean;
+  /** The session's prompt-cache figures, when its turns recorded any. */
+  readonly cache?: TurnCacheUsage | undefined;
 }
 
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
@@ -39,6 +43,7 @@ function exchangeLine(row: TimelineExchangeRow, now: Date): string {
     `${formatNumber(row.tokens)} tokens`.padStart(14),
     row.pinned ? 'pinned' : formatAge(row.createdAt, now),
     ...(row.outOfWindow === 'summarized' || row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound' ? [row.outOfWindow] : []),
+    ...(row.cache ? [cachedShareText(row.cache)] : []),
   ].join('  ');
 }
 
@@ -102,6 +107,7 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
     '',
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(view.exchangesIn, 'exchange')} in, ${formatNumber(view.exchangesOut)} out${hidden > 0 ? `, ${formatNumber(hidden)} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
+  if (view.cache) lines.push(cacheTotalLine(view.cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   return `${lines.join('\n')}\n`;
 }

@@ -12,6 +12,9 @@ import { objectToolInput } from '../../message/tool-call-input.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
 import type { NeutralRequest } from '../_neutral-request.js';
 import { providerOption, providerString } from '../_provider-option.js';
+import type { PromptCacheHints } from '../prompt-cache-hints.js';
+import { isSummaryMessage } from '../../condense/stored-summary.js';
+import { type BlockLocation, type BreakpointTargets, placeBreakpoints } from './anthropic-breakpoints.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const isImageMediaType = (value: string): value is ImageMediaType => ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(value);
@@ -107,31 +110,51 @@ function turnsOf(message: ModelMessage): ModelMessage[] {
  * Builds an Anthropic Messages body: the system prompt (and any system messages) as `system`,
  * tool results in user turns (each right after the turn of its call), consecutive turns of one role merged, thinking blocks with their
  * signatures, and `cache_control` restored wherever `providerOptions.anthropic` carried it.
+ * With `cache` hints the stable prefix is marked too (see {@link placeBreakpoints}); the system
+ * prompt and each system message are then blocks of their own.
  */
 export function buildAnthropicRequest(
-  request: NeutralRequest & { readonly maxTokens?: number | undefined; readonly options?: Readonly<Record<string, unknown>> | undefined },
+  request: NeutralRequest & {
+    readonly maxTokens?: number | undefined;
+    readonly options?: Readonly<Record<string, unknown>> | undefined;
+    readonly cache?: PromptCacheHints | undefined;
+  },
 ): MessageCreateParamsNonStreaming {
   const { system: originalSystem, serverTools, ...options } = request.options ?? {};
   const systemMessages = request.messages.filter((message) => message.role === 'system').map((message) => message.content);
   const systemText = [request.system, ...systemMessages].filter((text): text is string => text !== undefined).join('\n\n');
   // The body's own system blocks stand for `request.system`; system messages (a pinned summary,
   // say) follow them as blocks of their own.
-  const system: string | TextBlockParam[] | undefined = Array.isArray(originalSystem)
-    ? [...(originalSystem as TextBlockParam[]), ...systemMessages.map((text): TextBlockParam => ({ type: 'text', text }))]
-    : systemText || undefined;
+  const leadBlocks: TextBlockParam[] = Array.isArray(originalSystem)
+    ? (originalSystem as TextBlockParam[]).map((block) => ({ ...block }))
+    : request.system
+      ? [{ type: 'text', text: request.system }]
+      : [];
+  const systemBlocks = [...leadBlocks, ...systemMessages.map((text): TextBlockParam => ({ type: 'text', text }))];
+  const system: string | TextBlockParam[] | undefined =
+    Array.isArray(originalSystem) || (request.cache && systemBlocks.length > 0) ? systemBlocks : systemText || undefined;
   const messages: MessageParam[] = [];
-  for (const message of request.messages.flatMap(turnsOf)) {
-    if (message.role === 'system') continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = blocksOf(message);
-    const previous = messages.at(-1);
-    if (previous?.role === role) {
-      // Anthropic wants turns to alternate: a second turn of one role joins the first.
-      const earlier: ContentBlockParam[] = typeof previous.content === 'string' ? [{ type: 'text', text: previous.content }] : previous.content;
-      previous.content = [...earlier, ...blocks];
-    } else {
-      messages.push({ role, content: typeof message.content === 'string' && !message.providerOptions ? message.content : blocks });
+  const locations: (BlockLocation | undefined)[] = [];
+  let systemMessageIndex = 0;
+  for (const [index, neutral] of request.messages.entries()) {
+    if (neutral.role === 'system') {
+      locations[index] = { in: 'system', block: leadBlocks.length + systemMessageIndex++ };
+      continue;
     }
+    for (const message of turnsOf(neutral)) {
+      const role = message.role === 'assistant' ? 'assistant' : 'user';
+      const blocks = blocksOf(message);
+      const previous = messages.at(-1);
+      if (previous?.role === role) {
+        // Anthropic wants turns to alternate: a second turn of one role joins the first.
+        const earlier: ContentBlockParam[] = typeof previous.content === 'string' ? [{ type: 'text', text: previous.content }] : previous.content;
+        previous.content = [...earlier, ...blocks];
+      } else {
+        messages.push({ role, content: typeof message.content === 'string' && !message.providerOptions ? message.content : blocks });
+      }
+    }
+    const last = messages.at(-1);
+    if (last) locations[index] = { in: 'messages', message: messages.length - 1, block: typeof last.content === 'string' ? 0 : last.content.length - 1 };
   }
   const tools: Tool[] = (request.tools ?? []).map((tool) => ({
     name: tool.name,
@@ -139,8 +162,8 @@ export function buildAnthropicRequest(
     input_schema: { type: 'object', ...tool.inputSchema },
     ...cacheOf(tool.providerOptions),
   }));
-  const allTools = [...tools, ...(Array.isArray(serverTools) ? (serverTools as Tool[]) : [])];
-  return {
+  const allTools = [...tools, ...(Array.isArray(serverTools) ? (serverTools as Tool[]).map((tool) => ({ ...tool })) : [])];
+  const body: MessageCreateParamsNonStreaming = {
     ...options,
     model: request.model,
     max_tokens: request.maxTokens ?? (typeof options.max_tokens === 'number' ? options.max_tokens : 4096),
@@ -148,4 +171,26 @@ export function buildAnthropicRequest(
     ...(system ? { system } : {}),
     ...(allTools.length > 0 ? { tools: allTools } : {}),
   };
+  if (!request.cache) return body;
+  return placeBreakpoints(body, breakpointTargets(request.messages, locations, request.cache, leadBlocks.length, allTools.length));
+}
+
+/**
+ * Where the stable prefix ends: the last of the messages unchanged since the previous request,
+ * or (when that is unknown) the message before the newest user message; the end of the system
+ * prompt proper (or of the tools, without one); the pinned summary.
+ */
+function breakpointTargets(
+  messages: readonly ModelMessage[],
+  locations: readonly (BlockLocation | undefined)[],
+  cache: PromptCacheHints,
+  leadBlocks: number,
+  toolCount: number,
+): BreakpointTargets {
+  const newestUser = messages.findLastIndex((message) => message.role === 'user');
+  const stableCount = cache.stablePrefixMessages ?? newestUser;
+  const stablePrefix = stableCount > 0 ? locations.slice(0, Math.min(stableCount, locations.length)).findLast((location) => location !== undefined) : undefined;
+  const summaryIndex = messages.findIndex(isSummaryMessage);
+  const preamble = leadBlocks > 0 ? { in: 'system' as const, block: leadBlocks - 1 } : toolCount > 0 ? { in: 'tools' as const, tool: toolCount - 1 } : undefined;
+  return { stablePrefix, preamble, summary: summaryIndex === -1 ? undefined : locations[summaryIndex] };
 }

@@ -10,6 +10,7 @@ import { toolOutputText } from '../../../message/tool-output-text.js';
 import type { NeutralRequest } from '../../_neutral-request.js';
 import { providerOption, providerString } from '../../_provider-option.js';
 import { argumentsText } from '../../conversion.js';
+import { type PromptCacheHints, withPromptCacheKey } from '../../prompt-cache-hints.js';
 
 function toolMessage(part: ToolResultPart): ChatCompletionMessageParam {
   return { role: 'tool', tool_call_id: part.toolCallId, content: toolOutputText(part.output) };
@@ -72,9 +73,10 @@ function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
 /**
  * Builds an OpenAI Chat Completions body from neutral messages: the system prompt first, tool
  * results as one `tool` message each, reasoning left out (Chat does not take it back).
+ * With `cache` hints the body carries `prompt_cache_key` (unless its options set one).
  */
 export function buildOpenAiChatRequest(
-  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined },
+  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined; readonly cache?: PromptCacheHints | undefined },
 ): ChatCompletionCreateParamsNonStreaming {
   const messages: ChatCompletionMessageParam[] = [
     ...(request.system === undefined ? [] : [{ role: 'system' as const, content: request.system }]),
@@ -92,5 +94,5 @@ export function buildOpenAiChatRequest(
       },
     };
   });
-  return { ...request.options, model: request.model, messages, ...(tools.length > 0 ? { tools } : {}) };
+  return { ...withPromptCacheKey(request.options ?? {}, request.cache), model: request.model, messages, ...(tools.length > 0 ? { tools } : {}) };
 }

@@ -10,6 +10,7 @@ import { toolOutputText } from '../../../message/tool-output-text.js';
 import type { NeutralRequest } from '../../_neutral-request.js';
 import { providerOption, providerString } from '../../_provider-option.js';
 import { argumentsText } from '../../conversion.js';
+import { type PromptCacheHints, withPromptCacheKey } from '../../prompt-cache-hints.js';
 
 type UserParts = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>;
 
@@ -72,11 +73,12 @@ function itemsOf(message: ModelMessage): ResponseInputItem[] {
 /**
  * Builds an OpenAI Responses body: `instructions`, one input item per message part (messages,
  * reasoning with its encrypted content, function calls and their outputs) and function tools.
+ * With `cache` hints the body carries `prompt_cache_key` (unless its options set one).
  */
 export function buildOpenAiResponsesRequest(
-  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined },
+  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined; readonly cache?: PromptCacheHints | undefined },
 ): ResponseCreateParamsNonStreaming & { input: ResponseInputItem[] } {
-  const { otherTools, ...options } = request.options ?? {};
+  const { otherTools, ...options } = withPromptCacheKey(request.options ?? {}, request.cache);
   const input = request.messages.flatMap(itemsOf);
   const tools: FunctionTool[] = (request.tools ?? []).map((tool) => {
     const strict = providerOption(tool.providerOptions, 'openai', 'strict');
