@@ -185,10 +185,8 @@ describe('clear keeps what the agent was made with', () => {
     const body = async (agentId: string) => JSON.parse((await runCli(['window', '--agent', agentId, '--body', ...flags])).stdout) as Record<string, unknown>;
     const openAi = await imported(openAiBody, 'openai-chat');
     const anthropic = await imported(anthropicBody, 'anthropic');
-    // The body is marked for the prompt cache: a cache key, or breakpoints beside the caller's own.
-    expect(await body(openAi)).toEqual({ ...openAiBody, prompt_cache_key: openAi });
-    const answered = { role: 'assistant', content: [{ type: 'text', text: 'No.', cache_control: { type: 'ephemeral' } }] };
-    expect(await body(anthropic)).toEqual({ ...anthropicBody, cache_control: { type: 'ephemeral' }, messages: [anthropicBody.messages[0], answered, ...anthropicBody.messages.slice(2)] });
+    expect(await body(openAi)).toEqual(openAiBody);
+    expect(await body(anthropic)).toEqual(anthropicBody);
 
     // A summary in force joins the body's own system blocks, which keep their cache_control.
     await runCli(['compact', anthropic, ...flags]);
@@ -198,12 +196,12 @@ describe('clear keeps what the agent was made with', () => {
     const cleared = JSON.parse((await runCli(['clear', openAi, '--json', ...flags])).stdout) as { seq: number; keptSystemMessages: number };
     expect(cleared).toMatchObject({ seq: 4, keptSystemMessages: 1 });
     await runCli(['clear', anthropic, ...flags]);
-    expect(await body(openAi)).toEqual({ ...openAiBody, prompt_cache_key: openAi, messages: [openAiBody.messages[0]] });
+    expect(await body(openAi)).toEqual({ ...openAiBody, messages: [openAiBody.messages[0]] });
     expect(await body(anthropic)).toMatchObject({ system: anthropicBody.system, temperature: 0.1, max_tokens: 700, messages: [] });
 
     // What follows the clear is planned after the kept prompt, from the stored counts.
     await runCli(['import', '-', '--agent', openAi, ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'And now?' }, { role: 'assistant', content: 'Still green.' }]) });
-    expect(await body(openAi)).toEqual({ ...openAiBody, prompt_cache_key: openAi, messages: [openAiBody.messages[0], { role: 'user', content: 'And now?' }, { role: 'assistant', content: 'Still green.' }] });
+    expect(await body(openAi)).toEqual({ ...openAiBody, messages: [openAiBody.messages[0], { role: 'user', content: 'And now?' }, { role: 'assistant', content: 'Still green.' }] });
     const history = JSON.parse((await runCli(['history', openAi, '--json', ...flags])).stdout) as { preambleMessages: number; exact: boolean; exchanges: unknown[] };
     expect(history).toMatchObject({ preambleMessages: 1, exact: true });
     expect(history.exchanges).toHaveLength(1);

@@ -39,7 +39,7 @@ describe('the store commands', () => {
     const { stdout } = await runCli(['import', '-', '--json', ...flags], { stdin: example });
     const { agentId } = JSON.parse(stdout) as { agentId: string };
     const listed = JSON.parse((await runCli(['agents', '--json', ...flags])).stdout) as { agentId: string; parentId: string | null; messages: number; tokens: number; lastActivity: string }[];
-    expect(listed).toEqual([{ agentId, parentId: null, messages: 530, tokens: expect.any(Number), lastActivity: expect.any(String), name: null, forkSeq: null, inheritedMessages: 0, title: expect.stringContaining('task-tracker'), provider: 'openai', model: expect.any(String) }]);
+    expect(listed).toEqual([{ agentId, parentId: null, messages: 530, tokens: expect.any(Number), lastActivity: expect.any(String), name: null, forkSeq: null, inheritedMessages: 0, inheritedTokens: 0, title: expect.stringContaining('task-tracker'), provider: 'openai', model: expect.any(String) }]);
     expect(listed[0]?.tokens).toBeGreaterThan(50_000);
     const history = (await runCli(['history', agentId, '--budget', '20000', ...flags])).stdout;
     const lines = history.split('\n');

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
-import { parseAgentId } from '../../store/agent-id.js';
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { isRecord } from '../../message/is-record.js';
@@ -94,9 +93,7 @@ export async function planAgentWindow(store: HistoryStore, agentId: string, flag
   const format = wireFormats.find((candidate) => candidate === meta.format && candidate !== 'neutral') ?? providerWireFormat(plan.provider);
   const options = format === meta.format && isRecord(meta.requestOptions) ? meta.requestOptions : {};
   const model = typeof options.model === 'string' ? options.model : plan.model;
-  // Marked for the prompt cache as the agent's own requests are (the previous request unknown here).
-  const cache = { key: parseAgentId(agentId).rootId };
-  const request = buildRequest(format, { model, system: settings.system, tools: settings.tools, messages: plan.messages, options, cache });
+  const request = buildRequest(format, { model, system: settings.system, tools: settings.tools, messages: plan.messages, options });
   return { ...planned, format, request };
 }
 
