@@ -1,25 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
-import { MemorySaver } from '@langchain/langgraph';
 import { ChatAnthropic } from '@langchain/anthropic';
+import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { MemorySaver } from '@langchain/langgraph';
+import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTokenCounter } from '../../tokens/load-token-counter.js';
 import { agentTools, requestProblems, runBuiltCli, scriptedReply, userText } from './_test-agent-script.js';
-import { startAnthropicServer } from './_test-provider-servers.js';
+import { startAnthropicServer, startOpenAiServer } from './_test-provider-servers.js';
 import { slidingContextMiddleware } from './sliding-context-middleware.js';
 
-/** Claude's tool definitions and framing weigh more than OpenAI's: each turn here is about 1,500 tokens. */
-const BUDGET_TOKENS = 3000;
-/** The server's own limit, below the budget: the first request over it is refused as too long. */
-const CONTEXT_LIMIT_TOKENS = 2400;
 const TURNS = 8;
-
 const counter = await loadTokenCounter();
-const directory = mkdtempSync(join(tmpdir(), 'sc-langchain-anthropic-'));
-const dataDir = join(directory, 'data');
 
 /** The custom events the run's callbacks received, by name. */
 class EventLog extends BaseCallbackHandler {
@@ -30,26 +25,60 @@ class EventLog extends BaseCallbackHandler {
   }
 }
 
-describe('slidingContextMiddleware with createAgent and ChatAnthropic', () => {
-  let server: Awaited<ReturnType<typeof startAnthropicServer>>;
+type ProviderServer = Awaited<ReturnType<typeof startOpenAiServer>>;
+
+/**
+ * Each provider's loopback server and chat model. `contextLimitTokens` is the server's own limit,
+ * below the budget: the first request over it is refused as too long. Claude's tool definitions
+ * and framing weigh more than OpenAI's, so its turns (about 1,500 tokens) get a larger budget.
+ */
+const providers = [
+  {
+    name: 'ChatOpenAI',
+    threadId: 'weather-desk',
+    budgetTokens: 2000,
+    contextLimitTokens: 1500,
+    // The overflow comes in a streamed turn here, so the custom stream mode carries it too.
+    overflowStreamed: true,
+    start: (limit: number): Promise<ProviderServer> => startOpenAiServer({ reply: scriptedReply, counter, model: 'gpt-4o', contextLimitTokens: limit }),
+    model: (url: string): BaseChatModel => new ChatOpenAI({ model: 'gpt-4o', apiKey: 'sk-loopback', maxRetries: 0, configuration: { baseURL: url } }),
+  },
+  {
+    name: 'ChatAnthropic',
+    threadId: 'claude-desk',
+    budgetTokens: 3000,
+    contextLimitTokens: 2400,
+    overflowStreamed: false,
+    start: (limit: number): Promise<ProviderServer> => startAnthropicServer({ reply: scriptedReply, counter, model: 'claude-sonnet-4-5', contextLimitTokens: limit }),
+    model: (url: string): BaseChatModel => new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-loopback', maxRetries: 0, anthropicApiUrl: url }),
+  },
+];
+
+describe.each(providers)('slidingContextMiddleware with createAgent and $name', (provider) => {
+  const directory = mkdtempSync(join(tmpdir(), 'sc-langchain-'));
+  const dataDir = join(directory, 'data');
+  let server: ProviderServer;
   let middleware: ReturnType<typeof slidingContextMiddleware>;
   const log = new EventLog();
+  const customChunks: unknown[] = [];
 
   beforeAll(async () => {
-    server = await startAnthropicServer({ reply: scriptedReply, counter, model: 'claude-sonnet-4-5', contextLimitTokens: CONTEXT_LIMIT_TOKENS });
-    middleware = slidingContextMiddleware({ dataDir, budgetTokens: BUDGET_TOKENS });
-    const model = new ChatAnthropic({ model: 'claude-sonnet-4-5', apiKey: 'sk-ant-loopback', maxRetries: 0, anthropicApiUrl: server.url });
-    const agent = createAgent({ model, tools: agentTools, systemPrompt: 'You are a terse assistant.', middleware: [middleware], checkpointer: new MemorySaver() });
-    const config = { configurable: { thread_id: 'claude-desk' }, callbacks: [log] };
+    server = await provider.start(provider.contextLimitTokens);
+    middleware = slidingContextMiddleware({ dataDir, budgetTokens: provider.budgetTokens });
+    const agent = createAgent({ model: provider.model(server.url), tools: agentTools, systemPrompt: 'You are a terse assistant.', middleware: [middleware], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: provider.threadId }, callbacks: [log] };
     for (let turn = 0; turn < TURNS; turn++) {
       const input = { messages: [{ role: 'user', content: userText(turn) }] };
       if (turn % 2 === 0) {
         await agent.invoke(input, config);
       } else {
-        // Streamed: the model's tokens reach the caller as they come.
-        let chunks = 0;
-        for await (const _chunk of await agent.stream(input, { ...config, streamMode: 'messages' })) chunks += 1;
-        expect(chunks).toBeGreaterThan(0);
+        // Streamed: the model's tokens reach the caller as they come, the window's events in the custom mode.
+        let tokens = 0;
+        for await (const [mode, chunk] of await agent.stream(input, { ...config, streamMode: ['messages', 'custom'] })) {
+          if (mode === 'messages') tokens += 1;
+          else customChunks.push(chunk);
+        }
+        expect(tokens).toBeGreaterThan(0);
       }
     }
   }, 240_000);
@@ -60,7 +89,7 @@ describe('slidingContextMiddleware with createAgent and ChatAnthropic', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('sends every request within budget (as counted for Claude), with whole exchanges and the latest one', () => {
+  it('sends every request within budget (counted exactly for OpenAI), with whole exchanges and the latest one', () => {
     const sent = server.seen.filter((request) => !request.refused);
     // Each turn: two weather calls at once, a file read, an answer.
     expect(sent).toHaveLength(TURNS * 3);
@@ -73,7 +102,7 @@ describe('slidingContextMiddleware with createAgent and ChatAnthropic', () => {
     }
     server.seen.forEach((request, index) => {
       expect(requestProblems(request, latest[index]), `request ${index}`).toEqual([]);
-      if (!request.refused) expect(request.tokens, `request ${index}`).toBeLessThanOrEqual(BUDGET_TOKENS);
+      if (!request.refused) expect(request.tokens, `request ${index}`).toBeLessThanOrEqual(provider.budgetTokens);
     });
     // The window moved: the first turn's question left it, the last turn's is there.
     const last = sent.at(-1)!;
@@ -87,18 +116,21 @@ describe('slidingContextMiddleware with createAgent and ChatAnthropic', () => {
     const retry = server.seen[refused + 1]!;
     expect(retry.refused).toBe(false);
     expect(retry.tokens).toBeLessThan(server.seen[refused]!.tokens);
-    expect(retry.tokens).toBeLessThanOrEqual(CONTEXT_LIMIT_TOKENS);
+    expect(retry.tokens).toBeLessThanOrEqual(provider.contextLimitTokens);
     const names = log.events.map((event) => event.name);
     expect(names).toContain('sliding-context/overflow-retried');
     expect(names).toContain('sliding-context/exchange-evicted');
-    expect(log.events.find((event) => event.name === 'sliding-context/overflow-retried')?.data).toMatchObject({ type: 'overflow-retried', attempt: 1, limit: CONTEXT_LIMIT_TOKENS });
+    expect(log.events.find((event) => event.name === 'sliding-context/overflow-retried')?.data).toMatchObject({ type: 'overflow-retried', attempt: 1, limit: provider.contextLimitTokens });
+    if (provider.overflowStreamed) {
+      expect(customChunks).toContainEqual({ 'sliding-context/overflow-retried': expect.objectContaining({ type: 'overflow-retried', attempt: 1 }) });
+    }
   });
 
   it('keeps the full history, which the CLI reads from a second process while the store is open', async () => {
     const agents = await runBuiltCli(['agents', '--data-dir', dataDir, '--json']);
     expect(agents.stderr).toBe('');
     const listed = JSON.parse(agents.stdout) as { agentId: string; name: string | null; messages: number }[];
-    const desk = listed.find((agent) => agent.name === 'claude-desk');
+    const desk = listed.find((agent) => agent.name === provider.threadId);
     // Per turn: the question, two parallel calls and their results, the read and its result, the answer.
     expect(desk?.messages).toBe(TURNS * 7);
     const history = await runBuiltCli(['history', desk!.agentId, '--data-dir', dataDir, '--json']);
