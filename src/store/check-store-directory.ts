@@ -8,8 +8,17 @@ export type StoreDirectoryState = 'missing' | 'empty' | 'store' | 'not-a-store' 
 
 /** What is at `directory` now. */
 export function storeDirectoryState(directory: string): StoreDirectoryState {
-  const stat = statSync(directory, { throwIfNoEntry: false });
-  if (stat === undefined) return 'missing';
+  let stat;
+  try {
+    stat = statSync(directory);
+  } catch (error) {
+    // A path under a file is no directory, on every Node (newer ones no longer throw for it with
+    // `throwIfNoEntry: false`): the open then says which part is a file.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'missing';
+    if (code === 'ENOTDIR') return 'not-a-directory';
+    throw error;
+  }
   if (!stat.isDirectory()) return 'not-a-directory';
   if (statSync(join(directory, 'PG_VERSION'), { throwIfNoEntry: false })?.isFile()) return 'store';
   return readdirSync(directory).length === 0 ? 'empty' : 'not-a-store';

@@ -11,12 +11,16 @@ import { WindowState } from './window-state.js';
 
 const counter = bytesPerTokenCounter;
 
-/** A conversation whose call ids come back once answered, a budget around its size, a pin. */
+/**
+ * A conversation whose call ids come back once answered, a budget around its size, a pin. The
+ * `budget` policy, whose window is maximal (the invariants check that); the default
+ * `cache-aware` one cuts further, and has tests of its own.
+ */
 const scenario = fc
   .tuple(conversationArbitrary({ events: true, maxExchanges: 10, reusedIds: true }), fc.double({ min: 0, max: 1.3, noNaN: true }), fc.boolean())
   .map(([conversation, fraction, pinFirstExchange]) => {
     const full = planWindow({ ...conversation, budgetTokens: 0, counter });
-    return { ...conversation, budgetTokens: Math.max(1, Math.round(full.totalTokens * fraction)), pinFirstExchange };
+    return { ...conversation, budgetTokens: Math.max(1, Math.round(full.totalTokens * fraction)), pinFirstExchange, policy: { name: 'budget' } as const };
   });
 
 describe('tool call ids used again once answered', () => {

@@ -134,8 +134,13 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
     for (const waiter of waiting.splice(0)) waiter(null);
   });
   return (prompt) => {
-    lines.setPrompt(prompt);
-    lines.prompt();
+    // A closed interface refuses a prompt (Node 24 throws); the lines typed ahead are still given.
+    if (!closed) {
+      lines.setPrompt(prompt);
+      lines.prompt();
+    } else if (pending.length > 0) {
+      output.write(prompt);
+    }
     const next = pending.shift();
     if (next !== undefined) {
       // Typed ahead: shown after its prompt, as if typed there.
