@@ -1,11 +1,11 @@
 import type { StoredSummary } from './active-summary.js';
-import { findRewindTarget } from '../message/apply-events.js';
 import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from './conversation-store.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
+import { runsEndingAtRewinds, takeRun } from './take-run.js';
 import { keptCutPosition } from './kept-cut.js';
 import { evictedRange } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
@@ -157,35 +157,13 @@ export class Conversation {
    * the window is loaded again and the append fails with `STALE_WINDOW`.
    */
   async append(messages: readonly Message[]): Promise<void> {
-    let run: Message[] = [];
-    for (const message of parseMessages(messages)) {
-      run.push(message);
-      if (message.role === 'event' && message.kind === 'rewind') {
-        await this.#appendRun(run);
-        run = [];
-      }
-    }
-    if (run.length > 0) await this.#appendRun(run);
+    for (const run of runsEndingAtRewinds(parseMessages(messages))) await this.#appendRun(run);
   }
 
   async #appendRun(run: readonly Message[]): Promise<void> {
-    const marks = [...this.#marks];
-    const counts: (TokenCount | null)[] = [];
-    let rewound = false;
     try {
       // The window checks the messages as it takes them; the store writes them only if it did.
-      for (const [index, message] of run.entries()) {
-        counts.push(message.role === 'event' ? null : this.#options.counter.countMessage({ ...this.#target, message }));
-        if (message.role !== 'event') this.#state.append([message]);
-        else if (message.kind === 'clear') {
-          this.#state.append([message]);
-          marks.length = 0;
-        } else if (message.kind === 'mark') marks.push(message.label);
-        else if (message.kind === 'rewind') {
-          marks.length = findRewindTarget(marks.map((label) => ({ label, position: 0 })), message.label, `messages[${index}]`) + 1;
-          rewound = true;
-        }
-      }
+      const { counts, marks, rewound } = takeRun(this.#state, this.#marks, run, (message) => this.#options.counter.countMessage({ ...this.#target, message }));
       const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq: this.#lastSeq });
       this.#lastSeq = lastSeq;
       this.#marks = marks;
