@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommandFlags } from './command-flags.js';
-import { windowFlags } from './commands/window-command.js';
-import { historyFlags } from './commands/store-commands.js';
+import { windowFlags } from './commands/window-command-line.js';
+import { historyFlags } from './commands/store-command-lines.js';
 
 describe('parseCommandFlags', () => {
   it('gives a command the flags it declares, as typed: the ones not given absent, a config file\'s budget and policy as read', () => {

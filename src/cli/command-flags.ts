@@ -1,5 +1,21 @@
 import { z } from 'zod';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
+import type { StoreFlags } from './open-cli-store.js';
+
+/** Flags shared by the store commands. */
+export interface StoreCommandFlags extends StoreFlags {
+  readonly json?: boolean | undefined;
+}
+
+/** Flags that choose the model and budget an agent is counted for. */
+export interface TargetFlags {
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  /** Tokens or `model`: a flag's text, or the config file's value. */
+  readonly budget?: string | number | undefined;
+  /** A policy name, or a policy object from the config file. */
+  readonly policy?: unknown;
+}
 
 /** An optional text flag. */
 export const textFlag = () => z.string().optional();

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../cli-io.js';
-import { runChatCommand, type ChatFlags } from './chat-command.js';
+import { runChatCommand } from './chat-command.js';
+import type { ChatFlags } from './chat-command-line.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sliding-context-chat-command-'));
 afterAll(() => {

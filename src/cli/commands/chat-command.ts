@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { ChatFlags } from './chat-command-line.js';
 import { createInterface, type Interface } from 'node:readline';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ChatClient } from '../../providers/chat-client.js';
@@ -13,34 +12,6 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
-import type { StoreCommandFlags } from './store-commands.js';
-
-/** Flags of `chat`. */
-export interface ChatFlags extends StoreCommandFlags {
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  readonly baseUrl?: string | undefined;
-  readonly agent?: string | undefined;
-  readonly new?: boolean | undefined;
-  /** Tokens or `model`: a flag's text, or the config file's value. */
-  readonly budget?: string | number | undefined;
-  readonly allowCommands?: boolean | undefined;
-  /** A name for the agent, shown by `agents`. */
-  readonly name?: string | undefined;
-}
-
-/** What `chat` declares of its flags, checked when it runs. */
-export const chatFlags: z.ZodType<ChatFlags> = z.object({
-  ...storeFlagsShape,
-  provider: textFlag(),
-  model: textFlag(),
-  baseUrl: textFlag(),
-  agent: textFlag(),
-  new: switchFlag(),
-  budget: targetFlagsShape.budget,
-  allowCommands: switchFlag(),
-  name: textFlag(),
-});
 
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 

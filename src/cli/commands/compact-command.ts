@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { CompactFlags } from './compact-command-line.js';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import type { Summarizer } from '../../condense/summarizer.js';
 import { type Conversation, openConversation } from '../../conversation/conversation.js';
@@ -13,30 +12,7 @@ import { providerSdk } from '../provider-sdk.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
-import { agentTarget, print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
-
-/** Flags of `compact`. */
-export interface CompactFlags extends StoreCommandFlags, TargetFlags {
-  readonly summarizer?: string | undefined;
-  readonly summarizerProvider?: string | undefined;
-  readonly summarizerModel?: string | undefined;
-  readonly baseUrl?: string | undefined;
-  readonly dryRun?: boolean | undefined;
-  /** Apply without asking, on a terminal too. */
-  readonly yes?: boolean | undefined;
-}
-
-/** What `compact` declares of its flags, checked when it runs. */
-export const compactFlags: z.ZodType<CompactFlags> = z.object({
-  ...storeFlagsShape,
-  ...targetFlagsShape,
-  summarizer: textFlag(),
-  summarizerProvider: textFlag(),
-  summarizerModel: textFlag(),
-  baseUrl: textFlag(),
-  dryRun: switchFlag(),
-  yes: switchFlag(),
-});
+import { agentTarget, print } from './store-commands.js';
 
 const SUMMARIZER_MODELS: Readonly<Record<string, string>> = { openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
 

@@ -1,21 +1,9 @@
-import { z } from 'zod';
-import { switchFlag, textFlag } from '../command-flags.js';
+import type { CountCommandOptions } from './count-command-line.js';
 import { applyEvents } from '../../message/apply-events.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { describeInput, inputJson, readConversationInput, resolveTarget } from '../read-conversation-input.js';
 import { formatNumber } from '../render/format-number.js';
-
-/** Flags of `sliding-context count`. */
-export interface CountCommandOptions {
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  readonly format?: string | undefined;
-  readonly json?: boolean | undefined;
-}
-
-/** What `count` declares of its flags, checked when it runs. */
-export const countFlags: z.ZodType<CountCommandOptions> = z.object({ provider: textFlag(), model: textFlag(), format: textFlag(), json: switchFlag() });
 
 /** `sliding-context count [file|-]`: counts the request segment by segment. */
 export async function runCountCommand(file: string | undefined, options: CountCommandOptions, io: CliIo): Promise<void> {

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { DemoFlags } from './demo-command-line.js';
 import { readFile } from 'node:fs/promises';
 import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { openConversation } from '../../conversation/conversation.js';
@@ -22,28 +21,6 @@ const DEMO_SESSION = packageFile('examples/long-coding-session.json');
 
 /** A budget small enough for the window to slide many times over the bundled session. */
 const DEMO_BUDGET_TOKENS = 16_000;
-
-/** Flags of `demo`. */
-export interface DemoFlags {
-  /** Tokens or `model`: a flag's text, or the config file's value. */
-  readonly budget?: string | number | undefined;
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  readonly dataDir?: string | undefined;
-  /** Replay only the first this many exchanges (a quick run). */
-  readonly exchanges?: string | undefined;
-  readonly json?: boolean | undefined;
-}
-
-/** What `demo` declares of its flags, checked when it runs. */
-export const demoFlags: z.ZodType<DemoFlags> = z.object({
-  budget: targetFlagsShape.budget,
-  provider: textFlag(),
-  model: textFlag(),
-  dataDir: textFlag(),
-  exchanges: textFlag(),
-  json: switchFlag(),
-});
 
 /** The `--exchanges` flag: a whole number from 1 to the session's `available` exchanges, else all of them. */
 function exchangeLimit(value: string | undefined, available: number): number {

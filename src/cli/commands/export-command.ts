@@ -1,22 +1,9 @@
-import { z } from 'zod';
-import { storeFlagsShape, textFlag } from '../command-flags.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { CliIo } from '../cli-io.js';
 import { withCliStore } from '../open-cli-store.js';
 import { formatNumber } from '../render/format-number.js';
 import { exportAgentHistory, parseExportFormat } from './export-history.js';
-import type { StoreCommandFlags } from './store-commands.js';
-
-/** Flags of `export`. */
-export interface ExportFlags extends StoreCommandFlags {
-  readonly format?: string | undefined;
-  readonly out?: string | undefined;
-  /** The model a wire format's body names (default: the agent's, else its provider's default). */
-  readonly model?: string | undefined;
-}
-
-/** What `export` declares of its flags, checked when it runs. */
-export const exportFlags: z.ZodType<ExportFlags> = z.object({ ...storeFlagsShape, format: textFlag(), out: textFlag(), model: textFlag() });
+import type { ExportFlags } from './export-command-line.js';
 
 /**
  * `export <agent>`: the agent's history in a wire format or as JSONL, to stdout or `--out`. What

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { ImportFlags } from './import-command-line.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { importConversation as importIntoStore, type ImportResult } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
@@ -13,32 +12,10 @@ import { parseFormatOption, readInputText } from '../read-conversation-input.js'
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { type ProgressBar, progressBar } from '../render/progress-bar.js';
-import { print, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
+import { print } from './store-commands.js';
 
 /** Imports of at least this many messages show progress bars (on a terminal). */
 const PROGRESS_FROM_MESSAGES = 2000;
-
-/** Flags of `import`. */
-export interface ImportFlags extends StoreCommandFlags, TargetFlags {
-  readonly format?: string | undefined;
-  readonly agent?: string | undefined;
-  readonly strict?: boolean | undefined;
-  /** With `agent`: append only the messages of the body the agent does not hold yet. */
-  readonly sync?: boolean | undefined;
-  /** A name for the agent, shown by `agents`. */
-  readonly name?: string | undefined;
-}
-
-/** What `import` declares of its flags, checked when it runs. */
-export const importFlags: z.ZodType<ImportFlags> = z.object({
-  ...storeFlagsShape,
-  ...targetFlagsShape,
-  format: textFlag(),
-  agent: textFlag(),
-  strict: switchFlag(),
-  sync: switchFlag(),
-  name: textFlag(),
-});
 
 /** A conversation ready to store: a provider body or message array, an export read back, or an agent transcript. */
 export type ImportInput = ImportedConversation;

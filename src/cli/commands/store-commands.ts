@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
+import type { HistoryFlags } from './store-command-lines.js';
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
@@ -24,7 +24,7 @@ import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
 import { requireAgentName } from '../agent-name-option.js';
 import { loadCliCounter } from '../load-cli-counter.js';
-import { cliStoreLocation, type StoreFlags, withCliStore } from '../open-cli-store.js';
+import { cliStoreLocation, withCliStore } from '../open-cli-store.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentsTable } from '../render/agents-table.js';
 import { renderHistoryTimelineReport } from '../render/history-timeline-report.js';
@@ -35,45 +35,7 @@ import { formatCount } from '../render/format-count.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
 import { agentWindowJson } from '../render/agent-window-json.js';
 
-/** Flags of `history`. */
-export interface HistoryFlags extends StoreCommandFlags, TargetFlags {
-  /** Every row back to the first exchange, across clears and the inherited history. */
-  readonly all?: boolean | undefined;
-  /** The first N rows. */
-  readonly limit?: string | undefined;
-  /** The last N rows. */
-  readonly tail?: string | undefined;
-}
-
-/** Flags shared by the store commands. */
-export interface StoreCommandFlags extends StoreFlags {
-  readonly json?: boolean | undefined;
-}
-
-/** Flags that choose the model and budget an agent is counted for. */
-export interface TargetFlags {
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  /** Tokens or `model`: a flag's text, or the config file's value. */
-  readonly budget?: string | number | undefined;
-  /** A policy name, or a policy object from the config file. */
-  readonly policy?: unknown;
-}
-
-/** What the store commands without flags of their own declare (`agents`, `clear`, `mark`, `rewind`), checked when they run. */
-export const storeCommandFlags: z.ZodType<StoreCommandFlags> = z.object(storeFlagsShape);
-
-/** What `fork` declares of its flags, checked when it runs. */
-export const forkFlags: z.ZodType<StoreCommandFlags & { readonly name?: string | undefined }> = z.object({ ...storeFlagsShape, name: textFlag() });
-
-/** What `history` declares of its flags, checked when it runs. */
-export const historyFlags: z.ZodType<HistoryFlags> = z.object({
-  ...storeFlagsShape,
-  ...targetFlagsShape,
-  all: switchFlag(),
-  limit: textFlag(),
-  tail: textFlag(),
-});
+export type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
 
 /** Prints `data` as JSON with `--json`, else `text` with its control characters shown, not sent. */
 export const print = (io: CliIo, json: boolean | undefined, data: unknown, text: string) =>

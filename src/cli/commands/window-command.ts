@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import type { WindowCommandOptions } from './window-command-line.js';
 import { repairPairing } from '../../exchange/repair-pairing.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { isRecord } from '../../message/is-record.js';
@@ -16,32 +15,6 @@ import { toWindowJson } from '../render/window-json.js';
 import { agentWindowJson, agentWindowRows } from '../render/agent-window-json.js';
 import { renderWindowReport, windowReportRows } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
-
-/** Flags of `sliding-context window`. */
-export interface WindowCommandOptions {
-  /** Tokens or `model`: a flag's text, or the config file's value. */
-  readonly budget?: string | number | undefined;
-  readonly pinFirst?: boolean | undefined;
-  /** A policy name, or a policy object from the config file. */
-  readonly policy?: unknown;
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  readonly format?: string | undefined;
-  readonly repair?: boolean | undefined;
-  readonly json?: boolean | undefined;
-  readonly body?: boolean | undefined;
-}
-
-/** What `window` declares of its flags, checked when it runs. */
-export const windowFlags: z.ZodType<WindowCommandOptions & StoreCommandFlags & { readonly agent?: string | undefined }> = z.object({
-  ...storeFlagsShape,
-  ...targetFlagsShape,
-  pinFirst: switchFlag(),
-  format: textFlag(),
-  repair: switchFlag(),
-  body: switchFlag(),
-  agent: textFlag(),
-});
 
 /** `sliding-context window [file|-]`: plans the window of a conversation and reports it. */
 export async function runWindowCommand(file: string | undefined, options: WindowCommandOptions, io: CliIo): Promise<void> {
