@@ -1,17 +1,11 @@
 import { z } from 'zod';
-import { parseCommandFlags, type StoreCommandFlags, storeFlagsShape, switchFlag, targetFlagsShape, textFlag } from '../command-flags.js';
+import { parseCommandFlags, type StoreCommandFlags, storeFlagsShape, switchFlag, type TargetFlags, targetFlagsShape, textFlag } from '../command-flags.js';
 import { databaseUrlOption, dataDirOption, type DeclareCommand, inputFormatList, POLICY_HELP } from '../command-line.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
 
 /** Flags of `sliding-context window`. */
-export interface WindowCommandOptions {
-  /** Tokens or `model`: a flag's text, or the config file's value. */
-  readonly budget?: string | number | undefined;
+export interface WindowCommandOptions extends TargetFlags {
   readonly pinFirst?: boolean | undefined;
-  /** A policy name, or a policy object from the config file. */
-  readonly policy?: unknown;
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
   readonly format?: string | undefined;
   readonly repair?: boolean | undefined;
   readonly json?: boolean | undefined;
