@@ -18,31 +18,55 @@ export async function nameAgent(db: StoreDatabase, key: AgentKey, name: string |
 }
 
 /**
- * Every agent, with its message count, stored tokens and last activity, its name, what it
- * inherits from its ancestors and the title of its first exchange.
+ * The reads `agents` makes: each covers every agent tree, so on Citus each fans out to every
+ * shard (joined on `root_id` only, so each shard answers for its own trees). The only reads of
+ * the store that are not routed to one shard; see CITUS.md.
  */
-export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
-  const agents = await agentTotals(db);
-  const [firsts, tree, forkTokens] = await Promise.all([
-    db
+export function agentListingReads(db: StoreDatabase) {
+  return {
+    /** Every agent's own message count, stored tokens and last activity. */
+    totals: db
+      .selectFrom('agents')
+      .leftJoin('messages', (join) => join.onRef('messages.root_id', '=', 'agents.root_id').onRef('messages.agent_id', '=', 'agents.id'))
+      .select(({ fn }) => [
+        'agents.root_id',
+        'agents.id',
+        'agents.parent_id',
+        'agents.created_at',
+        fn.count<string>('messages.seq').as('messages'),
+        fn.coalesce(fn.sum<string>('messages.tokens'), sql<string>`0`).as('tokens'),
+        fn.max('messages.created_at').as('last_message'),
+      ])
+      .groupBy(['agents.root_id', 'agents.id', 'agents.parent_id', 'agents.created_at'])
+      .orderBy('agents.created_at'),
+    /** Each agent's first exchange start, for its title. */
+    firsts: db
       .selectFrom('messages')
       .select(['root_id', 'agent_id', 'seq', 'title'])
       .distinctOn(['root_id', 'agent_id'])
       .where('starts_exchange', '=', true)
       .orderBy('root_id')
       .orderBy('agent_id')
-      .orderBy('seq')
-      .execute(),
-    db.selectFrom('agents').select(['root_id', 'id', 'name', 'fork_seq', 'meta']).execute(),
-    // For each fork, the tokens of its parent's own messages up to the fork point.
-    db
+      .orderBy('seq'),
+    tree: db.selectFrom('agents').select(['root_id', 'id', 'name', 'fork_seq', 'meta']),
+    /** For each fork, the tokens of its parent's own messages up to the fork point. */
+    forkTokens: db
       .selectFrom('agents as child')
       .innerJoin('messages', (join) =>
         join.onRef('messages.root_id', '=', 'child.root_id').onRef('messages.agent_id', '=', 'child.parent_id').onRef('messages.seq', '<=', 'child.fork_seq'))
       .select(({ fn }) => ['child.root_id', 'child.id', fn.coalesce(fn.sum<string>('messages.tokens'), sql<string>`0`).as('tokens')])
-      .groupBy(['child.root_id', 'child.id'])
-      .execute(),
-  ]);
+      .groupBy(['child.root_id', 'child.id']),
+  };
+}
+
+/**
+ * Every agent, with its message count, stored tokens and last activity, its name, what it
+ * inherits from its ancestors and the title of its first exchange.
+ */
+export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
+  const reads = agentListingReads(db);
+  const agents = agentTotals(await reads.totals.execute());
+  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), reads.tree.execute(), reads.forkTokens.execute()]);
   const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
   const first = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
   const row = new Map(tree.map((agent) => [keyOf(agent.root_id, agent.id), agent]));
@@ -84,23 +108,10 @@ export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
   });
 }
 
-/** Every agent's own message count, stored tokens and last activity. */
-async function agentTotals(db: StoreDatabase): Promise<Pick<AgentSummary, 'agentId' | 'parentId' | 'messages' | 'tokens' | 'lastActivity'>[]> {
-  const rows = await db
-    .selectFrom('agents')
-    .leftJoin('messages', (join) => join.onRef('messages.root_id', '=', 'agents.root_id').onRef('messages.agent_id', '=', 'agents.id'))
-    .select(({ fn }) => [
-      'agents.root_id',
-      'agents.id',
-      'agents.parent_id',
-      'agents.created_at',
-      fn.count<string>('messages.seq').as('messages'),
-      fn.coalesce(fn.sum<string>('messages.tokens'), sql<string>`0`).as('tokens'),
-      fn.max('messages.created_at').as('last_message'),
-    ])
-    .groupBy(['agents.root_id', 'agents.id', 'agents.parent_id', 'agents.created_at'])
-    .orderBy('agents.created_at')
-    .execute();
+/** Every agent's own message count, stored tokens and last activity, from the `totals` read. */
+function agentTotals(
+  rows: readonly { root_id: string; id: string; parent_id: string | null; created_at: Date; messages: string; tokens: string; last_message: Date | null }[],
+): Pick<AgentSummary, 'agentId' | 'parentId' | 'messages' | 'tokens' | 'lastActivity'>[] {
   return rows.map((row) => ({
     agentId: formatAgentId({ rootId: row.root_id, id: row.id }),
     parentId: row.parent_id === null ? null : formatAgentId({ rootId: row.root_id, id: row.parent_id }),

@@ -1,8 +1,31 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
 
 /**
+ * The statements that fill the columns and tables of `003` from rows stored before it. Each runs
+ * over every agent tree: on Citus, once, across all shards (see CITUS.md).
+ */
+export const MIGRATION_BACKFILLS = {
+  exchangeTitles: sql`
+    update messages set title = left(
+      case jsonb_typeof(body->'content')
+        when 'string' then body->>'content'
+        else coalesce((
+          select string_agg(case when part->>'type' = 'text' then part->>'text' else '[' || (part->>'type') || ']' end, ' ' order by position)
+          from jsonb_array_elements(body->'content') with ordinality as parts(part, position)), '')
+      end, 200)
+    where starts_exchange`,
+  toolParts: sql`
+    insert into tool_parts (root_id, agent_id, seq, part_index, type, tool_call_id, tool_name)
+    select m.root_id, m.agent_id, m.seq, (parts.position - 1)::integer, parts.part->>'type', parts.part->>'toolCallId', parts.part->>'toolName'
+    from messages m,
+      jsonb_array_elements(case when jsonb_typeof(m.body->'content') = 'array' then m.body->'content' else '[]'::jsonb end) with ordinality as parts(part, position)
+    where parts.part->>'type' in ('tool-call', 'tool-result')`,
+};
+
+/**
  * Versioned migrations, run on open. Portable SQL only: no SERIAL or identity columns, no
- * triggers, no advisory locks (Kysely's migrator locks with a row), UUIDs made by the application.
+ * triggers, no advisory locks of our own (Kysely's migrator takes one while it migrates), UUIDs made
+ * by the application.
  */
 const migrations: Record<string, Migration> = {
   '2026-11-21-001-initial': {
@@ -110,21 +133,8 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('tool_parts_by_call_id').on('tool_parts').columns(['root_id', 'tool_call_id']).execute();
       // Rows stored before this migration get the same from their bodies.
-      await sql`
-        update messages set title = left(
-          case jsonb_typeof(body->'content')
-            when 'string' then body->>'content'
-            else coalesce((
-              select string_agg(case when part->>'type' = 'text' then part->>'text' else '[' || (part->>'type') || ']' end, ' ' order by position)
-              from jsonb_array_elements(body->'content') with ordinality as parts(part, position)), '')
-          end, 200)
-        where starts_exchange`.execute(db);
-      await sql`
-        insert into tool_parts (root_id, agent_id, seq, part_index, type, tool_call_id, tool_name)
-        select m.root_id, m.agent_id, m.seq, (parts.position - 1)::integer, parts.part->>'type', parts.part->>'toolCallId', parts.part->>'toolName'
-        from messages m,
-          jsonb_array_elements(case when jsonb_typeof(m.body->'content') = 'array' then m.body->'content' else '[]'::jsonb end) with ordinality as parts(part, position)
-        where parts.part->>'type' in ('tool-call', 'tool-result')`.execute(db);
+      await MIGRATION_BACKFILLS.exchangeTitles.execute(db);
+      await MIGRATION_BACKFILLS.toolParts.execute(db);
     },
   },
   '2026-11-24-001-agent-names': {

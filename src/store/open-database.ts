@@ -11,6 +11,7 @@ import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
+import { sqlLogFromEnvironment } from './sql-log.js';
 
 /**
  * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory or
@@ -94,24 +95,27 @@ function restrictNewStore(dataDir: string): void {
 
 /**
  * Opens the store's database with Kysely (PGlite in a locked directory, in memory, or a server
- * through `pg`) and runs pending migrations. Kysely's migrator takes a row lock, so two
- * processes starting together on a server migrate once.
+ * through `pg`) and runs pending migrations. Kysely's migrator takes an advisory lock, so two
+ * processes starting together on a server migrate once. With `SLIDING_CONTEXT_SQL_LOG` set,
+ * every statement is logged there (see sql-log.ts).
  */
 export async function openDatabase(location: StoreLocation): Promise<OpenDatabase> {
   let db: Kysely<DatabaseSchema>;
   let release: () => void = () => undefined;
   let engine: OpenDatabase['engine'];
+  const log = sqlLogFromEnvironment();
   if ('databaseUrl' in location) {
     // Loaded only for a server: the embedded default starts faster without it.
     const { default: pg } = await import('pg');
-    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: location.databaseUrl, max: 4 }) }) });
+    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 4 });
+    db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
     engine = 'postgres';
   } else {
     if ('dataDir' in location) release = lockDataDir(location.dataDir, location.create ?? true);
     try {
       const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] };
       const client = 'dataDir' in location ? new PGlite(location.dataDir, options) : new PGlite(options);
-      db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
+      db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client), ...(log && { log }) });
     } catch (error) {
       release();
       throw error;
