@@ -26,9 +26,10 @@ const proxiesToClose: (() => Promise<void>)[] = [];
 
 /**
  * The base URL the command lines are pointed at, for an upstream at `upstreamUrl`.
- * THE PROXY GOES HERE: start `sliding-context serve` with this upstream (and a budget under the
- * whole history, so the window must slide), push its `close` to `proxiesToClose`, return its URL,
- * and set `WINDOW_SLIDES` to true.
+ * THE PROXY GOES HERE: start the proxy (a store in memory, both upstreams `upstreamUrl`, a budget
+ * of 11,000 tokens), push its and its store's `close` to `proxiesToClose`, return its URL, and set
+ * `WINDOW_SLIDES` to true. At 11,000 tokens both command lines' second turns leave the first out;
+ * at 12,000 Codex's do not (its requests count about 9,500 tokens of instructions and tools alone).
  */
 async function proxyBaseUrl(upstreamUrl: string): Promise<string> {
   return Promise.resolve(upstreamUrl);
