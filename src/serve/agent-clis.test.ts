@@ -166,5 +166,5 @@ describe.each([codex, claudeCode])('$name', (cli) => {
     } finally {
       await upstream.close();
     }
-  });
+  }, 2 * RUN_TIMEOUT_MS + 10_000);
 });
