@@ -20,7 +20,7 @@ import { rooBaselineKeeper } from './peers/roo-baseline.js';
 import { conversationKeeper, windowStateKeeper } from './peers/sliding-context.js';
 import type { KeeperContext, WindowKeeper } from './peers/window-keeper.js';
 import { agentTraffic, TRAFFIC_SEED, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
-import { judgeWindow } from './workloads/judge-window.js';
+import { judgeWindow } from '../src/testing/judge-window.js';
 import { withKnownCounts } from './workloads/known-counts.js';
 
 const BUDGET = 100_000;

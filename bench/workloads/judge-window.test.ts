@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../../src/message/message.js';
 import { loadTokenCounter } from '../../src/tokens/load-token-counter.js';
 import { agentTraffic, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './agent-traffic.js';
-import { judgeWindow } from './judge-window.js';
+import { judgeWindow } from '../../src/testing/judge-window.js';
 
 const counter = await loadTokenCounter();
 const target = { counter, provider: 'openai', model: 'gpt-4o', system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS, budgetTokens: 100_000 };

@@ -117,6 +117,19 @@ describe('provider fields survive the trip', () => {
     expect(cached).toEqual(body('anthropic', 'tool-use.json'));
   });
 
+  it('Anthropic: a system message among the messages (Claude Code) keeps its place and its per-turn fields', () => {
+    const recorded = body('anthropic', 'claude-code-system-in-messages.json');
+    const { first, rebuilt } = roundTrip('anthropic', recorded);
+    expect(first.messages[1]).toMatchObject({ role: 'system', content: expect.stringMatching(/^# Environment/), providerOptions: { anthropic: { inMessages: true, fields: { output_config: { effort: 'medium' } } } } });
+    expect(first.system).toMatch(/^x-anthropic-billing-header/);
+    expect(rebuilt).toEqual(recorded);
+    const blocks = [{ type: 'text', text: 'Use metric units.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Answer briefly.' }];
+    for (const content of ['Use metric units.', [{ type: 'text', text: 'Use metric units.' }], blocks]) {
+      const withSystem = { model: 'm', max_tokens: 1, system: 'Be exact.', messages: [{ role: 'user', content: 'Hi.' }, { role: 'system', content }, { role: 'user', content: 'How far is it?' }] };
+      expect(roundTrip('anthropic', withSystem).rebuilt).toEqual(withSystem);
+    }
+  });
+
   it('Responses: instructions, reasoning items with encrypted content, function calls and outputs', () => {
     const { first, rebuilt } = roundTrip('openai-responses', body('openai-responses', 'reasoning-and-image.json'));
     expect(first.messages[2]).toMatchObject({

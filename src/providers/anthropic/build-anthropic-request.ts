@@ -106,8 +106,21 @@ function turnsOf(message: ModelMessage): ModelMessage[] {
   return turns;
 }
 
+/** A system message that came from among an Anthropic body's messages, and goes back there. */
+function inMessages(message: ModelMessage): boolean {
+  return providerOption(message.providerOptions, 'anthropic', 'inMessages') === true;
+}
+
+/** Such a system message's content as it came: a string, one text block, or its own blocks. */
+function systemMessageContent(message: ModelMessage & { role: 'system' }): string | TextBlockParam[] {
+  const blocks = providerOption(message.providerOptions, 'anthropic', 'blocks');
+  if (Array.isArray(blocks)) return (blocks as TextBlockParam[]).map((block) => ({ ...block }));
+  return providerOption(message.providerOptions, 'anthropic', 'asBlocks') === true ? [{ type: 'text', text: message.content }] : message.content;
+}
+
 /**
  * Builds an Anthropic Messages body: the system prompt (and any system messages) as `system`,
+ * except a system message that came from among the messages, which goes back to its place there;
  * tool results in user turns (each right after the turn of its call), consecutive turns of one role merged, thinking blocks with their
  * signatures, and `cache_control` restored wherever `providerOptions.anthropic` carried it.
  * With `cache` hints the stable prefix is marked too (see {@link placeBreakpoints}); the system
@@ -121,7 +134,7 @@ export function buildAnthropicRequest(
   },
 ): MessageCreateParamsNonStreaming {
   const { system: originalSystem, serverTools, ...options } = request.options ?? {};
-  const systemMessages = request.messages.filter((message) => message.role === 'system').map((message) => message.content);
+  const systemMessages = request.messages.flatMap((message) => (message.role === 'system' && !inMessages(message) ? [message.content] : []));
   const systemText = [request.system, ...systemMessages].filter((text): text is string => text !== undefined).join('\n\n');
   // The body's own system blocks stand for `request.system`; system messages (a pinned summary,
   // say) follow them as blocks of their own.
@@ -137,6 +150,13 @@ export function buildAnthropicRequest(
   const locations: (BlockLocation | undefined)[] = [];
   let systemMessageIndex = 0;
   for (const [index, neutral] of request.messages.entries()) {
+    if (neutral.role === 'system' && inMessages(neutral)) {
+      const content = systemMessageContent(neutral);
+      const fields = providerOption(neutral.providerOptions, 'anthropic', 'fields');
+      messages.push({ ...(typeof fields === 'object' && fields !== null ? fields : {}), role: 'system', content });
+      locations[index] = { in: 'messages', message: messages.length - 1, block: typeof content === 'string' ? 0 : content.length - 1 };
+      continue;
+    }
     if (neutral.role === 'system') {
       locations[index] = { in: 'system', block: leadBlocks.length + systemMessageIndex++ };
       continue;

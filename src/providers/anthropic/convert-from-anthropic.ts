@@ -38,7 +38,14 @@ const block = z.discriminatedUnion('type', [
 ]);
 const bodySchema = z.looseObject({
   system: z.union([z.string(), z.array(textBlock)]).optional(),
-  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) })),
+  messages: z.array(
+    z.union([
+      z.object({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) }),
+      // A system message among the messages (Claude Code sends its environment so, with per-turn
+      // fields such as `output_config`): it applies from its place on.
+      z.looseObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textBlock)]) }),
+    ]),
+  ),
   tools: z
     .array(
       z.looseObject({
@@ -67,6 +74,7 @@ export function convertFromAnthropic(body: unknown, conversion: ConversionOption
   const toolNames = new Map<string, string>();
   const messages: Message[] = [];
   const convertMessage = (message: (typeof parsed.messages)[number], index: number): Message => {
+    if (message.role === 'system') return systemMessageOf(message);
     if (typeof message.content === 'string') return { role: message.role, content: message.content };
     // Known once the message is accepted: a refused message's calls answer nothing.
     const calls: [string, string][] = [];
@@ -136,6 +144,21 @@ export function convertFromAnthropic(body: unknown, conversion: ConversionOption
       ...(serverTools.length > 0 ? { serverTools } : {}),
     },
   };
+}
+
+/**
+ * A system message that stood among the messages: marked `providerOptions.anthropic.inMessages` so it
+ * goes back to its place, not into `system`, with its other fields (`fields`) and, when they carry
+ * more than one plain text, its blocks.
+ */
+function systemMessageOf(message: { content: string | readonly z.infer<typeof textBlock>[] } & Record<string, unknown>): Message {
+  const { content } = message;
+  const fields = otherFields(message, ['role', 'content']);
+  const shape = typeof content === 'string'
+    ? {}
+    : content.length === 1 && !content[0]?.cache_control && content[0]?.citations === undefined ? { asBlocks: true } : { blocks: content };
+  const anthropic = { inMessages: true, ...shape, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
+  return { role: 'system', content: typeof content === 'string' ? content : content.map((part) => part.text).join('\n\n'), providerOptions: { anthropic } };
 }
 
 function outputOf(content: string | readonly ({ type: 'text'; text: string } | { type: 'image'; source: z.infer<typeof imageSource> })[] | undefined, isError: boolean): ToolResultOutput {

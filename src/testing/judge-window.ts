@@ -1,16 +1,21 @@
 /**
- * What a window keeper's output is judged on, the same for every peer: tool calls and results
- * that lost their partner, a window that does not start with the user, and a request over the
- * budget as the model counts it (the whole request: system prompt, tools, every message).
+ * What a window keeper's output is judged on, the same for every peer and for what a proxy sends
+ * upstream: tool calls and results that lost their partner, a window that does not start with the
+ * user, and a request over the budget as the model counts it (the whole request: system prompt,
+ * tools, every message).
  */
-import type { ModelMessage, ToolDefinition } from '../../src/message/message.js';
-import type { TokenCounter } from '../../src/tokens/token-counter.js';
+import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 
-export interface WindowVerdict {
+/** What a window's messages alone say: no count, no budget. */
+export interface WindowShapeVerdict {
   /** Calls without their result plus results without their call. */
   readonly orphans: number;
   /** The first message after the system messages is not the user's. */
   readonly startsWithNonUser: boolean;
+}
+
+export interface WindowVerdict extends WindowShapeVerdict {
   /** Tokens of the whole request, counted exactly for the target model. */
   readonly requestTokens: number;
   readonly overBudget: boolean;
@@ -25,7 +30,8 @@ export interface JudgeTarget {
   readonly budgetTokens: number;
 }
 
-export function judgeWindow(messages: readonly ModelMessage[], target: JudgeTarget): WindowVerdict {
+/** Orphaned calls and results, and whether the window starts with something else than the user. */
+export function judgeWindowShape(messages: readonly ModelMessage[]): WindowShapeVerdict {
   const calls = new Set<string>();
   const results = new Set<string>();
   for (const message of messages) {
@@ -39,7 +45,12 @@ export function judgeWindow(messages: readonly ModelMessage[], target: JudgeTarg
   for (const id of calls) if (!results.has(id)) orphans++;
   for (const id of results) if (!calls.has(id)) orphans++;
   const first = messages.find((message) => message.role !== 'system');
+  return { orphans, startsWithNonUser: first !== undefined && first.role !== 'user' };
+}
+
+/** The shape verdict plus the whole request's exact count against the budget. */
+export function judgeWindow(messages: readonly ModelMessage[], target: JudgeTarget): WindowVerdict {
   const { counter, provider, model, system, tools, budgetTokens } = target;
   const requestTokens = counter.count({ provider, model, request: { system, tools, messages } }).tokens;
-  return { orphans, startsWithNonUser: first !== undefined && first.role !== 'user', requestTokens, overBudget: requestTokens > budgetTokens };
+  return { ...judgeWindowShape(messages), requestTokens, overBudget: requestTokens > budgetTokens };
 }
