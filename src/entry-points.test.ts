@@ -44,7 +44,7 @@ function importFresh(entry: string): { names: string[]; packages: string[] } {
 const HEAVY = /^(@electric-sql\/pglite|kysely|pg|pg-.*|openai|@anthropic-ai\/sdk|@google\/genai|ai)$/;
 
 /** The frameworks, optional peers: only their own entry loads them. */
-const FRAMEWORKS = /^(langchain|@langchain\/.*)$/;
+const FRAMEWORKS = /^(langchain|@langchain\/.*|@mastra\/.*)$/;
 
 /** Every value the root entry exported before the store and the providers had entries of their own. */
 const EXPORTED_BEFORE = [
@@ -71,12 +71,14 @@ describe('entry points', () => {
   let providers: Imported;
   let langchain: Imported;
   let aiSdk: Imported;
+  let mastra: Imported;
   beforeAll(() => {
     core = importFresh('sliding-context');
     store = importFresh('sliding-context/store');
     providers = importFresh('sliding-context/providers');
     langchain = importFresh('sliding-context/langchain');
     aiSdk = importFresh('sliding-context/ai-sdk');
+    mastra = importFresh('sliding-context/mastra');
   });
 
   it('the root entry, the pure core, loads no database, query builder, driver or provider SDK', () => {
@@ -96,7 +98,9 @@ describe('entry points', () => {
   });
 
   it('no entry but the framework\'s own loads a framework', () => {
-    for (const entry of [core, store, providers, aiSdk]) expect(entry.packages.filter((name) => FRAMEWORKS.test(name))).toEqual([]);
+    // The Mastra entry needs only Mastra's types: it loads no framework at all.
+    for (const entry of [core, store, providers, aiSdk, mastra]) expect(entry.packages.filter((name) => FRAMEWORKS.test(name))).toEqual([]);
+    expect(langchain.packages.filter((name) => name.startsWith('@mastra/'))).toEqual([]);
     expect(langchain.names).toEqual(expect.arrayContaining(['slidingContextMiddleware', 'convertFromLangChain', 'convertToLangChain']));
     expect(langchain.packages).toEqual(expect.arrayContaining(['langchain', '@langchain/core']));
   });
@@ -104,6 +108,11 @@ describe('entry points', () => {
   it('the AI SDK entry holds the middleware and loads neither the AI SDK nor a provider SDK (the application brings its own)', () => {
     expect(aiSdk.names).toEqual(expect.arrayContaining(['slidingContext', 'findConversationByPrefix']));
     expect(aiSdk.packages.filter((name) => HEAVY.test(name) || name.startsWith('@ai-sdk/'))).toEqual([]);
+  });
+
+  it('the Mastra entry holds the processor and loads neither the AI SDK nor a provider SDK', () => {
+    expect(mastra.names).toEqual(expect.arrayContaining(['SlidingContextProcessor', 'MASTRA_EVENT_CHUNK']));
+    expect(mastra.packages.filter((name) => HEAVY.test(name) || name.startsWith('@ai-sdk/'))).toEqual([]);
   });
 
   it('every value the root exported before is exported by one of the three entries', () => {

@@ -232,15 +232,27 @@ export class Conversation {
         if (!overflow) throw error;
         const sent = report.calibrated.tokens;
         if (attempt >= maxRetries) throw overflowRefusal(error, sent, overflow, `gave up after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'}`);
-        const ceiling = ceilingAfterOverflow(sent, overflow);
-        this.#budget.lowerCeiling(ceiling);
-        this.#state.setBudgetTokens(this.#workingBudget);
-        await this.#prune('overflow');
-        const after = this.#state.plan({ clearToolOutputs: { name: 'clear-tool-outputs' } }).totalTokens;
-        if (after >= sent) throw overflowRefusal(error, sent, overflow, 'nothing more can be evicted or cleared');
-        this.#emit({ type: 'overflow-retried', attempt: attempt + 1, providerTokens: overflow.tokens, limit: overflow.limit, tokensBefore: sent, tokensAfter: after });
+        await this.shrinkAfterOverflow(error, sent, attempt + 1);
       }
     }
+  }
+
+  /**
+   * For a loop that makes its own retries: after the provider refused a request of `sentTokens`
+   * (our count) as too long, cuts the window as `send` does before its retry `attempt` (from 1).
+   * False when `error` is no context overflow (nothing changes).
+   * @throws SlidingContextError `CONTEXT_OVERFLOW` when nothing more can be evicted or cleared.
+   */
+  async shrinkAfterOverflow(error: unknown, sentTokens: number, attempt: number): Promise<boolean> {
+    const overflow = contextOverflowOf(error);
+    if (!overflow) return false;
+    this.#budget.lowerCeiling(ceilingAfterOverflow(sentTokens, overflow));
+    this.#state.setBudgetTokens(this.#workingBudget);
+    await this.#prune('overflow');
+    const after = this.#state.plan({ clearToolOutputs: { name: 'clear-tool-outputs' } }).totalTokens;
+    if (after >= sentTokens) throw overflowRefusal(error, sentTokens, overflow, 'nothing more can be evicted or cleared');
+    this.#emit({ type: 'overflow-retried', attempt, providerTokens: overflow.tokens, limit: overflow.limit, tokensBefore: sentTokens, tokensAfter: after });
+    return true;
   }
 
   #calibrated(plan: WindowPlan): TokenCount {

@@ -4,6 +4,7 @@ import {
   type ConversationPlacement, findConversationByPrefix, messageFingerprint, placeAfterMatch, sharedPrefixLength,
 } from '../../conversation/find-conversation-by-prefix.js';
 import { applyEvents } from '../../message/apply-events.js';
+import { newMessagesByUserTurns } from '../../conversation/new-messages-by-user-turns.js';
 import type { ModelMessage, ToolDefinition } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
@@ -17,6 +18,14 @@ export interface RegistrySettings {
   readonly policy?: WindowPolicy | undefined;
   readonly condense?: CondenseOptions | undefined;
   readonly onEvent?: ConversationListener | undefined;
+  /** The framework recorded in the agent's meta (`client`); default `ai-sdk`. */
+  readonly client?: string | undefined;
+  /**
+   * A named conversation whose history comes back in another shape (merged messages, or only the
+   * latest ones recalled): a request that diverges from it continues it from its first user
+   * message not stored yet (see {@link newMessagesByUserTurns}), instead of forking it.
+   */
+  readonly historyReshaped?: boolean | undefined;
 }
 
 /** What one model call works with: the conversation, its messages stored, and what it sent. */
@@ -102,6 +111,10 @@ export class ConversationRegistry {
     const open = this.#open.get(agent.agentId);
     const visible = open?.fingerprints ?? applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message)).map(messageFingerprint);
     const match = { agentId: agent.agentId, shared: sharedPrefixLength(visible, sent), storedLength: visible.length };
+    if (this.#settings.historyReshaped && match.shared < match.storedLength) {
+      const stored = applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message));
+      return { agentId: agent.agentId, toAppend: newMessagesByUserTurns(stored, messages), placed: 'continued' };
+    }
     const placement = await placeAfterMatch(this.#store, match, messages, create);
     if (placement.placed === 'forked') {
       await this.#store.renameAgent(agent.agentId, null);
@@ -127,7 +140,7 @@ export class ConversationRegistry {
       modelBudget: settings.modelBudget,
       policy: settings.policy,
       condense: settings.condense,
-      meta: { client: 'ai-sdk' },
+      meta: { client: settings.client ?? 'ai-sdk' },
     });
     if (settings.onEvent) conversation.on(settings.onEvent);
     return conversation;

@@ -1,0 +1,7 @@
+/**
+ * `sliding-context/mastra`: an input processor for Mastra 1.x agents that windows every model
+ * call over the stored history, in place of `TokenLimiterProcessor`:
+ * `new Agent({ …, inputProcessors: [new SlidingContextProcessor()] })`.
+ */
+export { SlidingContextProcessor, type SlidingContextProcessorOptions } from './sliding-context-processor.js';
+export { MASTRA_EVENT_CHUNK } from './mastra-events.js';

@@ -1,0 +1,198 @@
+import type {
+  ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessInputStepArgs, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs, Processor,
+} from '@mastra/core/processors';
+import type { CondenseOptions, ConversationEvent } from '../../conversation/conversation.js';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import type { ToolDefinition } from '../../message/message.js';
+import { defaultDataDir } from '../../store/default-data-dir.js';
+import type { HistoryStore } from '../../store/history-store.js';
+import { loadTokenCounter } from '../../tokens/load-token-counter.js';
+import type { TokenCounter } from '../../tokens/token-counter.js';
+import type { WindowPolicy } from '../../window/window-policy.js';
+import { ConversationRegistry, type PlacedCall } from '../ai-sdk/conversation-registry.js';
+import { messagesFromPrompt, messagesToPrompt } from '../ai-sdk/language-model-prompt.js';
+import { type EventLogger, reportMastraEvents } from './mastra-events.js';
+import { stepAnswerFromChunks } from './mastra-step-answer.js';
+import { mastraToolDefinitions } from './mastra-tool-definitions.js';
+
+/** Options of {@link SlidingContextProcessor}. */
+export interface SlidingContextProcessorOptions {
+  /** The embedded PGlite directory of the history; default: the CLI's (`$SLIDING_CONTEXT_DATA_DIR` or `~/.local/share/sliding-context`). */
+  readonly dataDir?: string | undefined;
+  /** A history store already open (PGlite or PostgreSQL), instead of `dataDir`; it stays open after `close()`. */
+  readonly store?: HistoryStore | undefined;
+  /** The conversation of calls that name no thread (the agent's name in `agents`); without either, the prefix rule places them. */
+  readonly conversationId?: string | undefined;
+  /** Tokens a request may use; default: derived from the model (its context window less output and a buffer). */
+  readonly budgetTokens?: number | undefined;
+  readonly policy?: WindowPolicy | undefined;
+  readonly condense?: CondenseOptions | undefined;
+}
+
+/** What one step of a run holds between its hooks: the step's tools, the conversation it was placed in, and the tokens it sent. */
+interface StepState {
+  tools: ToolDefinition[] | undefined;
+  placed?: PlacedCall;
+  sentTokens?: number | undefined;
+}
+
+/** Mastra's request-context key of the memory thread (`MASTRA_THREAD_ID_KEY`). */
+const THREAD_ID_KEY = 'mastra__threadId';
+
+/** Our provider name for an AI SDK provider id (`openai.chat`, `anthropic.messages`, …). */
+const providerName = (provider: string) => provider.split('.')[0] ?? provider;
+
+/** The thread a call runs in: the request context's, else the one `generate`/`stream` was given (`memory.thread`). */
+function threadOf(args: Pick<ProcessLLMRequestArgs, 'requestContext' | 'messageList'>): string | undefined {
+  const fromContext = args.requestContext?.get(THREAD_ID_KEY);
+  if (typeof fromContext === 'string' && fromContext !== '') return fromContext;
+  const threadId = args.messageList?.serialize().memoryInfo?.threadId;
+  return typeof threadId === 'string' && threadId !== '' ? threadId : undefined;
+}
+
+/**
+ * A Mastra 1.x input processor that keeps every model call of an `Agent` within its budget, in
+ * place of `TokenLimiterProcessor`: `inputProcessors: [new SlidingContextProcessor({ … })]`.
+ * At each step the prompt is placed in a stored conversation (the call's memory thread, else
+ * `conversationId`, else the one whose history it extends; one that diverges from its middle
+ * forks it), its new messages are stored, and the model gets the window: whole exchanges, counted
+ * exactly. The answer is stored and its usage calibrates the count. Listed in `errorProcessors`
+ * too, it answers a context-overflow error with a smaller window. Events go to the logger of the
+ * Mastra instance the agent is registered with and, when it streams, to `data-sliding-context` chunks.
+ */
+export class SlidingContextProcessor implements Processor<'sliding-context'> {
+  readonly id = 'sliding-context';
+  readonly name = 'Sliding Context';
+  readonly #options: SlidingContextProcessorOptions;
+  readonly #steps = new WeakMap<object, StepState>();
+  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #events: ConversationEvent[] = [];
+  #logger: EventLogger | undefined;
+  #opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: SlidingContextProcessorOptions = {}) {
+    if (options.dataDir !== undefined && options.store !== undefined) {
+      throw new SlidingContextError('INVALID_OPTION', 'SlidingContextProcessor: give either `dataDir` or `store`, not both.');
+    }
+    this.#options = options;
+  }
+
+  /** Called by Mastra when the agent is registered with it: the events go to its logger. */
+  __registerMastra(mastra: { getLogger(): EventLogger }): void {
+    this.#logger = mastra.getLogger();
+  }
+
+  /** Notes the step's tools: the prompt stage does not see them, and they count. */
+  processInputStep(args: ProcessInputStepArgs): undefined {
+    this.#steps.set(args.state, { tools: mastraToolDefinitions(args.tools, args.activeTools) });
+    return undefined;
+  }
+
+  /** Stores the prompt's new messages and sends the window instead of the whole prompt. */
+  async processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
+    const step = this.#steps.get(args.state) ?? { tools: undefined };
+    this.#steps.set(args.state, step);
+    const model = typeof args.model === 'object' && 'modelId' in args.model ? args.model : undefined;
+    if (!model) throw new SlidingContextError('INVALID_OPTION', 'SlidingContextProcessor: the step\'s model is not resolved to a language model with a provider and model id.');
+    const provider = providerName(model.provider);
+    const counter = await this.#counter(provider, model.modelId);
+    const { registry } = await this.#open();
+    const messages = messagesFromPrompt(args.prompt);
+    const name = threadOf(args) ?? this.#options.conversationId;
+    try {
+      return await this.#serially(async () => {
+        const placed = await registry.place(messages, { provider, model: model.modelId, counter, tools: step.tools, name });
+        const { report } = await placed.conversation.request();
+        step.placed = placed;
+        step.sentTokens = report.calibrated.tokens;
+        const version = model.specificationVersion === 'v4' ? 'v4' : 'v3';
+        return { prompt: messagesToPrompt(report.messages, version) as ProcessLLMRequestArgs['prompt'] };
+      });
+    } finally {
+      await reportMastraEvents(this.#events, this.#loggerOf(args), args.writer);
+    }
+  }
+
+  /** Stores the answer and learns from the usage it reported. */
+  async processLLMResponse(args: ProcessLLMResponseArgs): Promise<undefined> {
+    const placed = this.#steps.get(args.state)?.placed;
+    if (!placed || args.fromCache) return undefined;
+    const answer = stepAnswerFromChunks(args.chunks);
+    try {
+      await this.#serially(async () => {
+        if (answer.message) {
+          await placed.conversation.append([answer.message]);
+          placed.stored(answer.message);
+        }
+        await placed.conversation.endTurn({ usage: answer.usage });
+      });
+    } finally {
+      await reportMastraEvents(this.#events, this.#loggerOf(args), args.writer);
+    }
+    return undefined;
+  }
+
+  /** A context-overflow answer: the window is cut to what the provider's figures show fits, and the step retried. */
+  async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
+    const step = this.#steps.get(args.state);
+    if (step?.placed === undefined || step.sentTokens === undefined) return undefined;
+    const { placed, sentTokens } = step;
+    const logger = this.#loggerOf(args);
+    try {
+      const shrunk = await this.#serially(() => placed.conversation.shrinkAfterOverflow(args.error, sentTokens, args.retryCount + 1));
+      return shrunk ? { retry: true } : undefined;
+    } catch (error) {
+      // Nothing more to cut: Mastra reports the provider's error; the log says why no retry came.
+      logger?.warn(`sliding-context: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    } finally {
+      step.sentTokens = undefined;
+      await reportMastraEvents(this.#events, logger, args.writer);
+    }
+  }
+
+  /** Closes the store the processor opened from `dataDir` (a `store` given stays open). */
+  async close(): Promise<void> {
+    const opened = this.#opened;
+    this.#opened = undefined;
+    if (!opened || this.#options.store) return;
+    await (await opened).store.close();
+  }
+
+  #open() {
+    this.#opened ??= (async () => {
+      // The embedded database loads only when the processor opens a directory itself.
+      const store = this.#options.store
+        ?? await (await import('../../store/history-store.js')).HistoryStore.open({ dataDir: this.#options.dataDir ?? defaultDataDir(process.env) });
+      const { budgetTokens, policy, condense } = this.#options;
+      const registry = new ConversationRegistry(store, {
+        budgetTokens, modelBudget: budgetTokens === undefined ? true : undefined, policy, condense, client: 'mastra', historyReshaped: true, onEvent: (event) => this.#events.push(event),
+      });
+      return { store, registry };
+    })();
+    return this.#opened;
+  }
+
+  /** The logger of the Mastra instance the agent is registered with, else of the agent when Mastra passes it. */
+  #loggerOf(args: { readonly agent?: { __getLogger(): EventLogger } | undefined }): EventLogger | undefined {
+    return this.#logger ?? args.agent?.__getLogger();
+  }
+
+  #counter(provider: string, model: string): Promise<TokenCounter> {
+    const key = `${provider}/${model}`;
+    let counter = this.#counters.get(key);
+    if (!counter) {
+      counter = loadTokenCounter({ targets: [{ provider, model }] });
+      this.#counters.set(key, counter);
+    }
+    return counter;
+  }
+
+  /** Store work runs one step at a time, so that two runs never place the same prompt twice. */
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}
