@@ -98,19 +98,16 @@ async function measure(configuration: Configuration, input: { server: SessionSer
     // set up before any turn: opening a store blocks the process for seconds, and the server would close the
     // client's idle keep-alive connection meanwhile.
     const warmUp = await make({ ...context, dataDir: join(context.dataDir, 'warm-up'), conversationId: `${context.conversationId}-warm-up` });
-    const runner = await make({ ...context, dataDir: join(context.dataDir, 'session') });
+    let runner: SessionRunner | undefined;
     try {
+      runner = await make({ ...context, dataDir: join(context.dataDir, 'session') });
       for (const [index, user] of users.slice(0, WARM_UP_TURNS).entries()) {
         server.beginTurn(index);
         await warmUp.turn(user);
       }
-    } finally {
-      await warmUp.close();
-    }
-    server.takeTally();
-    server.takeServerMs();
-    const started = performance.now();
-    try {
+      server.takeTally();
+      server.takeServerMs();
+      const started = performance.now();
       for (const [index, user] of users.entries()) {
         server.beginTurn(index);
         const start = performance.now();
@@ -123,7 +120,8 @@ async function measure(configuration: Configuration, input: { server: SessionSer
         }
       }
     } finally {
-      await runner.close();
+      await warmUp.close();
+      await runner?.close();
     }
     return { name: configuration.name, hookMs, loopMs, tally: server.takeTally(), stoppedEarly };
   } catch (error) {
