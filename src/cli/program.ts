@@ -120,6 +120,24 @@ export function createProgram(io: CliIo): Command {
     });
 
   program
+    .command('serve')
+    .description('A proxy on loopback for OpenAI and Anthropic clients: every request is windowed over the store before it goes upstream.')
+    .option('--port <port>', 'port to listen on (default: 8787; 0 picks a free one)')
+    .option('--host <address>', 'address to bind (default: 127.0.0.1); any other requires --token')
+    .option('--token <token>', 'a secret every request must carry in the x-sliding-context-token header')
+    .option('--upstream-openai <url>', 'where OpenAI requests go (default: https://api.openai.com)')
+    .option('--upstream-anthropic <url>', 'where Anthropic requests go (default: https://api.anthropic.com)')
+    .option('--budget <tokens>', 'token budget of every conversation, or "model" for each model\'s window less output and a 10% buffer (default: $SLIDING_CONTEXT_TOKENS, else the agent\'s, else 100000)')
+    .option('--policy <name>', POLICY_HELP)
+    .addOption(dataDirOption())
+    .addOption(databaseUrlOption())
+    .addHelpText('after', '\nExamples:\n  sliding-context serve --budget 50000\n  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 my-agent          (in another terminal)\n  sliding-context serve --host 0.0.0.0 --token "$(openssl rand -hex 16)" --upstream-openai http://127.0.0.1:8080')
+    .action(async (options: unknown) => {
+      const { runServeCommand, serveFlags } = await import('./commands/serve-command.js');
+      await runServeCommand(parseCommandFlags(serveFlags, options, 'serve'), io);
+    });
+
+  program
     .command('count')
     .description('Count the tokens of a request for a provider and model, segment by segment.')
     .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')

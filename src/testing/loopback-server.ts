@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   readonly method: string;
   readonly path: string;
   readonly body: unknown;
+  /** The request's headers, as Node gives them (lower-case names). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function startLoopbackServer(handler: LoopbackHandler) {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const entry: ReceivedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: text ? (JSON.parse(text) as unknown) : undefined };
+      const entry: ReceivedRequest = { method: request.method ?? 'GET', path: request.url ?? '/', body: text ? (JSON.parse(text) as unknown) : undefined, headers: request.headers };
       received.push(entry);
       void Promise.resolve(handler(entry)).then((answer) => {
         if ('sse' in answer) {
