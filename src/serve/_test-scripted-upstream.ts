@@ -15,6 +15,8 @@ export interface SeenRequest {
   readonly messages: Message[];
   /** The request as our counter counts it, reported back as its usage. */
   readonly tokens: number;
+  /** It was answered with a context overflow. */
+  readonly refused: boolean;
 }
 
 const FORMATS: Readonly<Record<string, Format>> = { '/v1/chat/completions': 'openai-chat', '/v1/responses': 'openai-responses', '/v1/messages': 'anthropic' };
@@ -134,9 +136,9 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     const model = String(body.model);
     const provider = format === 'anthropic' ? 'anthropic' : 'openai';
     const tokens = counter.count({ provider, model, request: { system: converted.system, tools: converted.tools, messages: converted.messages as never } }).tokens;
-    seen.push({ format, body, headers: request.headers, system: converted.system, tools: converted.tools ?? [], messages: converted.messages, tokens });
     const planned = next;
     next = undefined;
+    seen.push({ format, body, headers: request.headers, system: converted.system, tools: converted.tools ?? [], messages: converted.messages, tokens, refused: planned?.kind === 'overflow' });
     if (planned?.kind === 'overflow') return overflowAnswer(format, tokens);
     if (planned?.kind === 'fail') return planned.answer;
     callNumber += 1;
@@ -149,7 +151,11 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     const streaming = body.stream === true;
     const { body: answer, events } = ANSWERS[format](reply, streaming);
     if (!streaming) return { status: 200, body: answer };
-    if (planned?.kind === 'hang') return { status: 200, sse: events.slice(0, Math.max(2, Math.floor(events.length / 2))).join(''), hold: true };
+    if (planned?.kind === 'hang') {
+      // Up to the first piece of text (or half the events), then nothing more.
+      const firstPiece = events.findIndex((event) => event.includes(JSON.stringify(reply.text.slice(0, 6))));
+      return { status: 200, sse: events.slice(0, firstPiece >= 0 ? firstPiece + 1 : Math.floor(events.length / 2)).join(''), hold: true };
+    }
     return { status: 200, sse: events.join('') };
   });
   return {
@@ -159,7 +165,7 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     /** The next request is refused as too long, naming a limit 300 tokens below it. */
     overflowNext: () => (next = { kind: 'overflow' }),
     failNext: (answer: LoopbackAnswer) => (next = { kind: 'fail', answer }),
-    /** The next streamed answer stops halfway and the connection stays open. */
+    /** The next streamed answer stops after its first piece of text and the connection stays open. */
     hangNext: () => (next = { kind: 'hang' }),
     close: server.close,
   };

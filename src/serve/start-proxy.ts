@@ -36,6 +36,8 @@ export interface ProxyOptions extends ProxyWindowSettings {
 export interface RunningProxy {
   /** `http://127.0.0.1:8787`, the base URL to point clients at (add `/v1` for OpenAI's SDK). */
   readonly url: string;
+  /** Waits until the answers the clients have received are stored (an answer is sent before it is stored). */
+  settled(): Promise<void>;
   /** Stops taking requests, waits for those in flight and for their answers to be stored. */
   close(): Promise<void>;
 }
@@ -109,6 +111,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const shown = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${shown}:${port}`,
+    settled: () => context.conversations.settled(),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
