@@ -212,7 +212,8 @@ export class Conversation {
     }
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
     const { system, tools } = this.#settings;
-    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, options: input.bodyOptions, cache: this.#cache.hints(plan.messages) });
+    const cache = this.#cache.hints(plan.messages);
+    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, options: input.bodyOptions, cache });
     return { request, report: { ...plan, calibrated, partial: this.#partial } };
   }
 

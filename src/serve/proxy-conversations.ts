@@ -60,7 +60,8 @@ export class ProxyConversations {
       this.#registries.set(format, registry);
     }
     const placing = registry;
-    return this.#serially(() => placing.place(call.messages, { provider: api, model: call.model, counter, tools: call.tools, system: call.system, name: call.pinned }));
+    const target = { provider: api, model: call.model, counter, tools: call.tools, system: call.system, name: call.pinned };
+    return this.#serially(() => placing.place(call.messages, target));
   }
 
   /** Stores the answer (when there is one) and ends the turn with its usage. */

@@ -25,7 +25,7 @@ export interface ReplyReader {
 
 /** The message marked as an answer the stream stopped in the middle of, as the chat and the AI SDK integration mark it. */
 export function markedInterrupted(message: ModelMessage): ModelMessage {
-  return { ...message, providerOptions: { ...message.providerOptions, 'sliding-context': { ...message.providerOptions?.['sliding-context'], interrupted: true } } } as ModelMessage;
+  return { ...message, providerOptions: { ...message.providerOptions, 'sliding-context': { ...message.providerOptions?.['sliding-context'], interrupted: true } } };
 }
 
 /** The message, unless it holds nothing (no text, no parts). */

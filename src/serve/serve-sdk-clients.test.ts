@@ -38,7 +38,7 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
   beforeAll(async () => {
     if (serverUrl) {
       const database = await createServerDatabase(serverUrl, 'serve');
-      drop = database.drop;
+      drop = () => database.drop();
       store = await HistoryStore.open({ databaseUrl: database.url });
     } else store = await HistoryStore.open({ memory: true });
     counter = await loadTokenCounter({ targets: [{ provider: 'openai', model: OPENAI_MODEL }, { provider: 'anthropic', model: ANTHROPIC_MODEL }] });
@@ -64,7 +64,7 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
 
   const visibleHistory = async (agentId: string) => {
     await proxy.settled();
-    return applyEvents((await store.history(agentId)).map((row) => row.message)) as ModelMessage[];
+    return applyEvents((await store.history(agentId)).map((row) => row.message));
   };
 
   it('Chat Completions: a multi-step loop of parallel tool calls slides the window and is stored whole, in one agent', async () => {

@@ -113,7 +113,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     url: `http://${shown}:${port}`,
     settled: () => context.conversations.settled(),
     async close() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
       server.closeIdleConnections();
       await Promise.all([...inFlight]);
       server.closeAllConnections();

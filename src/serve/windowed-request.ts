@@ -29,7 +29,14 @@ function windowHeaders(agentId: string, report: ConversationReport | undefined, 
 }
 
 /** Reads and takes the body apart; bad input throws before anything is stored. */
-async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, context: ProxyContext): Promise<{ call: ProxiedCall; options: Readonly<Record<string, unknown>>; stream: boolean }> {
+interface ReadCall {
+  readonly call: ProxiedCall;
+  /** The body's other top-level fields, for the windowed body. */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly stream: boolean;
+}
+
+async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, context: ProxyContext): Promise<ReadCall> {
   const text = (await readRequestBody(request, context.bodyLimitBytes)).toString('utf8');
   const body = parseJsonText(text, 'the request body');
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
@@ -112,7 +119,9 @@ export async function handleWindowedRequest(
     response.end(text);
     await finished;
   } catch (error) {
-    const upstreamError = error instanceof UpstreamError ? error : error instanceof SlidingContextError && error.cause instanceof UpstreamError ? error.cause : undefined;
+    // A refusal after the overflow retries carries the upstream's last answer.
+    const cause = error instanceof SlidingContextError ? error.cause : undefined;
+    const upstreamError = error instanceof UpstreamError ? error : cause instanceof UpstreamError ? cause : undefined;
     if (upstreamError) {
       // The upstream's own answer, as it gave it; the user's turn stays stored.
       if (!response.headersSent) {
