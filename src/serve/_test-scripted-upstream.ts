@@ -118,8 +118,8 @@ function overflowAnswer(format: Format, tokens: number): LoopbackAnswer {
 
 /**
  * A loopback upstream that speaks Chat Completions, Responses and Messages, streamed or not, and
- * plays a script: a user's message is answered with two parallel `read_file` calls, the tool
- * results with text. It counts each request with `counter` and reports that as its usage. The
+ * plays a script: a user's message is answered with two parallel `read_file` calls (text when the
+ * request offers no tools), the tool results with text. It counts each request with `counter` and reports that as its usage. The
  * next answer can be made a context overflow, an error, or a stream that stops halfway and hangs.
  */
 export async function startScriptedUpstream(counter: TokenCounter) {
@@ -145,7 +145,7 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     const reply: Reply = {
       tokens,
       model,
-      calls: answersTools(converted.messages) ? undefined : [`call_${callNumber}_a`, `call_${callNumber}_b`],
+      calls: answersTools(converted.messages) || !converted.tools?.length ? undefined : [`call_${callNumber}_a`, `call_${callNumber}_b`],
       text: `done: ${lastUserText(converted.messages)}`,
     };
     const streaming = body.stream === true;

@@ -275,6 +275,39 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
     expect(requests.at(-1)!.body.input).not.toHaveLength(input.length);
   });
 
+  it('a request that diverges from the middle of a conversation forks it; a new prefix makes a new agent', async () => {
+    const ask = async (messages: OpenAI.ChatCompletionMessageParam[]) =>
+      (await openai.chat.completions.create({ model: OPENAI_MODEL, messages }).withResponse()).response.headers.get('x-sliding-context-agent')!;
+    const first: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'fork me: first question' }, { role: 'assistant', content: 'first answer' }, { role: 'user', content: 'second question' }];
+    const parent = await ask(first);
+    const continued = await ask([...first, { role: 'assistant', content: 'done: second question' }, { role: 'user', content: 'third question' }]);
+    expect(continued).toBe(parent);
+    const forked = await ask([first[0]!, { role: 'assistant', content: 'an edited first answer' }, { role: 'user', content: 'another second question' }]);
+    expect(forked).not.toBe(parent);
+    expect(forked.startsWith(`${parent.split(':')[0]!}:`)).toBe(true);
+    expect(await visibleHistory(parent)).toHaveLength(6);
+    expect((await visibleHistory(forked)).map((message) => message.content)).toEqual(['fork me: first question', 'an edited first answer', 'another second question', 'done: another second question']);
+    const fresh = await ask([{ role: 'user', content: 'something else entirely' }]);
+    expect(fresh.split(':')[0]).not.toBe(parent.split(':')[0]);
+  });
+
+  it('x-sliding-context-agent pins the conversation by name (and names the agent) or by id', async () => {
+    const pinned = { headers: { 'x-sliding-context-agent': 'nightly-refactor' } };
+    const first = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: [{ role: 'user', content: 'pinned: step one' }] }, pinned).withResponse();
+    const agentId = first.response.headers.get('x-sliding-context-agent')!;
+    const second = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: [
+      { role: 'user', content: 'pinned: step one' }, { role: 'assistant', content: 'done: pinned: step one' }, { role: 'user', content: 'step two' },
+    ] }, pinned).withResponse();
+    expect(second.response.headers.get('x-sliding-context-agent')).toBe(agentId);
+    expect((await store.listAgents()).find((agent) => agent.agentId === agentId)?.name).toBe('nightly-refactor');
+    const byId = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: [
+      { role: 'user', content: 'pinned: step one' }, { role: 'assistant', content: 'done: pinned: step one' }, { role: 'user', content: 'step two' },
+      { role: 'assistant', content: 'done: step two' }, { role: 'user', content: 'step three' },
+    ] }, { headers: { 'x-sliding-context-agent': agentId } }).withResponse();
+    expect(byId.response.headers.get('x-sliding-context-agent')).toBe(agentId);
+    expect(await visibleHistory(agentId)).toHaveLength(6);
+  });
+
   it('an upstream failure reaches the client as the upstream gave it; the user\'s turn stays stored', async () => {
     upstream.failNext({ status: 503, body: { error: { message: 'The server is overloaded.', type: 'server_error', param: null, code: 'overloaded' } } });
     const error = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: [{ role: 'user', content: 'failing: hello' }] }).catch((caught: unknown) => caught);
