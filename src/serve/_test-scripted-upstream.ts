@@ -132,6 +132,7 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     const format = FORMATS[request.path.split('?')[0] ?? ''];
     if (!format) return { status: 404, body: { error: { message: `no route ${request.path}` } } };
     const body = request.body as Record<string, unknown>;
+    if (body.previous_response_id !== undefined) return { status: 200, body: responsesAnswer({ tokens: 1, model: String(body.model), calls: undefined, text: 'continued upstream' }, false).body };
     const converted = convertFrom(format, body);
     const model = String(body.model);
     const provider = format === 'anthropic' ? 'anthropic' : 'openai';

@@ -9,17 +9,21 @@ import { readRequestBody } from './read-request-body.js';
 /**
  * Any other request (`/v1/models`, `/v1/messages/count_tokens`, `/v1/responses/input_tokens`, …)
  * goes to its API's upstream as it came, and the answer comes back as it is. Nothing is stored.
+ * So does a Responses request that continues a conversation the upstream keeps
+ * (`previous_response_id`, `conversation`): it holds only the new input, nothing to window.
  */
 export async function passThrough(
   request: IncomingMessage,
   response: ServerResponse,
   target: { readonly path: string; readonly query: string },
   context: ProxyContext,
+  /** The body, when it was read already. */
+  read?: Buffer,
 ): Promise<void> {
   const api = apiOfRequest(target.path, request.headers);
   const method = request.method ?? 'GET';
   try {
-    const body = method === 'GET' || method === 'HEAD' ? undefined : await readRequestBody(request, context.bodyLimitBytes);
+    const body = read ?? (method === 'GET' || method === 'HEAD' ? undefined : await readRequestBody(request, context.bodyLimitBytes));
     const aborted = new AbortController();
     response.once('close', () => {
       if (!response.writableFinished) aborted.abort();

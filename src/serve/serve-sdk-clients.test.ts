@@ -318,6 +318,29 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
     expect(await visibleHistory(agentId!)).toEqual([{ role: 'user', content: 'failing: hello' }]);
   });
 
+  it('a Responses request on a conversation the upstream keeps passes through as it came; a string input is windowed', async () => {
+    const plain = await openai.responses.create({ model: OPENAI_MODEL, input: 'responses: a plain string input' }).withResponse();
+    expect(plain.response.headers.get('x-sliding-context-agent')).toBeTruthy();
+    expect(plain.data.output_text).toBe('done: responses: a plain string input');
+    const before = (await store.listAgents()).length;
+    const body = { model: OPENAI_MODEL, previous_response_id: 'resp_1', input: [{ type: 'function_call_output' as const, call_id: 'call_elsewhere', output: 'ok' }] };
+    const continued = await openai.responses.create(body).withResponse();
+    expect(continued.response.headers.get('x-sliding-context-agent')).toBeNull();
+    expect(upstream.received.at(-1)!.body).toEqual(body);
+    expect((await store.listAgents()).length).toBe(before);
+  });
+
+  it('Messages through the beta path (?beta=true, as Claude Code sends) are windowed, the query kept', async () => {
+    const response = await fetch(`${proxy.url}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: ANTHROPIC_MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'beta: hello' }] }),
+    });
+    expect(((await response.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'done: beta: hello' }]);
+    expect(response.headers.get('x-sliding-context-agent')).toBeTruthy();
+    expect(upstream.received.at(-1)!.path).toBe('/v1/messages?beta=true');
+  });
+
   it('/v1/models and /v1/messages/count_tokens pass through, with the key', async () => {
     const models = await openai.models.list();
     expect(models.data.map((model) => model.id)).toEqual(['gpt-4o']);

@@ -8,6 +8,7 @@ import { isModelMessage } from '../message/message.js';
 import { parseJsonText } from '../message/parse-json-text.js';
 import { convertFrom } from '../providers/wire-format.js';
 import { answerError, answerJson } from './answer-client.js';
+import { passThrough } from './pass-through.js';
 import { providerErrorBody } from './provider-error-body.js';
 import { AGENT_HEADER, forwardedHeaders, returnedHeaders } from './forwarded-headers.js';
 import type { ProxyContext } from './proxy-context.js';
@@ -30,6 +31,9 @@ function windowHeaders(agentId: string, report: ConversationReport | undefined, 
 
 /** Reads and takes the body apart; bad input throws before anything is stored. */
 interface ReadCall {
+  readonly raw: Buffer;
+  /** A Responses request on a conversation the upstream keeps (`previous_response_id`, `conversation`). */
+  readonly upstreamState: boolean;
   readonly call: ProxiedCall;
   /** The body's other top-level fields, for the windowed body. */
   readonly options: Readonly<Record<string, unknown>>;
@@ -37,13 +41,16 @@ interface ReadCall {
 }
 
 async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, context: ProxyContext): Promise<ReadCall> {
-  const text = (await readRequestBody(request, context.bodyLimitBytes)).toString('utf8');
-  const body = parseJsonText(text, 'the request body');
+  const raw = await readRequestBody(request, context.bodyLimitBytes);
+  const body = parseJsonText(raw.toString('utf8'), 'the request body');
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new SlidingContextError('INVALID_REQUEST_BODY', 'model: expected the model\'s name, a string.');
-  const converted = convertFrom(endpoint.format, body);
+  const upstreamState = endpoint.format === 'openai-responses' && (Boolean(body.previous_response_id) || Boolean(body.conversation));
+  const converted = upstreamState ? { messages: [], options: {} } : convertFrom(endpoint.format, body);
   const pinned = request.headers[AGENT_HEADER];
   return {
+    raw,
+    upstreamState,
     call: {
       endpoint,
       model: body.model,
@@ -80,7 +87,11 @@ export async function handleWindowedRequest(
     if (!response.writableFinished) aborted.abort();
   });
   try {
-    const { call, options, stream } = await readCall(request, endpoint, context);
+    const { raw, upstreamState, call, options, stream } = await readCall(request, endpoint, context);
+    if (upstreamState) {
+      await passThrough(request, response, target, context, raw);
+      return;
+    }
     placed = await context.conversations.place(call);
     const headers = forwardedHeaders(request.headers);
     headers.set('content-type', 'application/json');
