@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { judgeWindow } from '../../bench/workloads/judge-window.js';
 import { applyEvents } from '../message/apply-events.js';
 import type { ModelMessage } from '../message/message.js';
+import { countBreakpoints } from '../providers/anthropic/anthropic-breakpoints.js';
 import { HistoryStore } from '../store/history-store.js';
 import { createServerDatabase } from '../testing/server-database.js';
 import { loadTokenCounter } from '../tokens/load-token-counter.js';
@@ -339,6 +340,34 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
     expect(((await response.json()) as { content: unknown }).content).toEqual([{ type: 'text', text: 'done: beta: hello' }]);
     expect(response.headers.get('x-sliding-context-agent')).toBeTruthy();
     expect(upstream.received.at(-1)!.path).toBe('/v1/messages?beta=true');
+  });
+
+  it('provider-only fields reach the upstream: thinking signatures, reasoning items, cache_control within the breakpoint cap', async () => {
+    const thinking = { type: 'thinking' as const, thinking: 'The user wants a file read.', signature: 'sig-EqQBCkYIBxgCKkA' };
+    const messages: Anthropic.MessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'signed: read a file', cache_control: { type: 'ephemeral' } }] },
+      { role: 'assistant', content: [thinking, { type: 'tool_use', id: 'toolu_signed', name: 'read_file', input: { path: 'a.txt' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_signed', content: 'A' }] },
+    ];
+    const tools: Anthropic.Tool[] = [{ name: 'read_file', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, cache_control: { type: 'ephemeral' } }];
+    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: SYSTEM, cache_control: { type: 'ephemeral' } }];
+    await anthropic.messages.create({ model: ANTHROPIC_MODEL, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, system, tools, messages });
+    const sent = upstream.received.at(-1)!.body as Anthropic.MessageCreateParamsNonStreaming;
+    expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
+    expect((sent.messages[1]!.content as Anthropic.ContentBlockParam[])[0]).toEqual(thinking);
+    expect(sent.tools?.[0]).toMatchObject({ cache_control: { type: 'ephemeral' } });
+    expect(countBreakpoints(sent)).toBeLessThanOrEqual(4);
+
+    const reasoning = { type: 'reasoning' as const, id: 'rs_signed', summary: [], encrypted_content: 'gAAAAABencrypted' };
+    await openai.responses.create({ model: OPENAI_MODEL, include: ['reasoning.encrypted_content'], store: false, input: [
+      { role: 'user', content: 'reasoned: read a file' },
+      reasoning,
+      { type: 'function_call', call_id: 'call_reasoned', name: 'read_file', arguments: '{"path":"a.txt"}' },
+      { type: 'function_call_output', call_id: 'call_reasoned', output: 'A' },
+    ] });
+    const input = upstream.received.at(-1)!.body as { input: unknown[]; include: unknown; store: unknown };
+    expect(input.input).toContainEqual(reasoning);
+    expect([input.include, input.store]).toEqual([['reasoning.encrypted_content'], false]);
   });
 
   it('/v1/models and /v1/messages/count_tokens pass through, with the key', async () => {

@@ -29,6 +29,16 @@ function windowHeaders(agentId: string, report: ConversationReport | undefined, 
   };
 }
 
+/**
+ * An answer the client has, that could not be stored (another writer appended to the agent
+ * meanwhile): the client's next request carries it, and it is stored then.
+ */
+function notStored(context: ProxyContext): (error: unknown) => void {
+  return (error) => {
+    context.onProblem(`an answer was sent but not stored: ${error instanceof Error ? error.message : String(error)}`);
+  };
+}
+
 /** Reads and takes the body apart; bad input throws before anything is stored. */
 interface ReadCall {
   readonly raw: Buffer;
@@ -111,7 +121,7 @@ export async function handleWindowedRequest(
     const isStream = stream && (upstream.headers.get('content-type') ?? '').includes('text/event-stream');
     if (isStream) {
       const streamed = await streamToClient(upstream, response, { ...returnedHeaders(upstream.headers), ...headersNow() }, reader.recordStream(), aborted);
-      await context.conversations.finish(placed, streamed);
+      await context.conversations.finish(placed, streamed).catch(notStored(context));
       return;
     }
     const sentAt = performance.now();
@@ -124,7 +134,7 @@ export async function handleWindowedRequest(
       parsed = undefined;
     }
     // Queued before the answer is sent: the client's next request is placed after it is stored.
-    const finished = context.conversations.finish(placed, reader.fromBody(parsed));
+    const finished = context.conversations.finish(placed, reader.fromBody(parsed)).catch(notStored(context));
     const returned = { ...returnedHeaders(upstream.headers), ...headersNow() };
     response.writeHead(upstream.status, returned);
     response.end(text);
