@@ -8,6 +8,7 @@ import type { DeclareCommand } from './command-line.js';
 import { declareWindowCommand } from './commands/window-command-line.js';
 import { declareDemoCommand } from './commands/demo-command-line.js';
 import { declareChatCommand } from './commands/chat-command-line.js';
+import { declareServeCommand } from './commands/serve-command-line.js';
 import { declareCountCommand } from './commands/count-command-line.js';
 import { declareImportCommand } from './commands/import-command-line.js';
 import { declareExportCommand } from './commands/export-command-line.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareWindowCommand,
   declareDemoCommand,
   declareChatCommand,
+  declareServeCommand,
   declareCountCommand,
   declareImportCommand,
   declareExportCommand,

@@ -38,8 +38,14 @@ export interface OpenConversationOptions {
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** Options of {@link Conversation.request}. */
+export interface RequestOptions {
+  /** The body's other top-level fields, restored in the request (see `ConvertedRequest.options`). */
+  readonly bodyOptions?: Readonly<Record<string, unknown>> | undefined;
+}
+
 /** Options of {@link Conversation.send}. */
-export interface SendOptions {
+export interface SendOptions extends RequestOptions {
   /** Retries after the provider answers that the request is too long (default 3). */
   readonly maxRetries?: number | undefined;
 }

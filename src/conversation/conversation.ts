@@ -26,8 +26,8 @@ import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
-export type { CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, SendOptions } from './conversation-options.js';
-import type { CompactResult, ConversationReport, OpenConversationOptions, SendOptions } from './conversation-options.js';
+export type { CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions } from './conversation-options.js';
+import type { CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions } from './conversation-options.js';
 
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
@@ -187,8 +187,10 @@ export class Conversation {
    * usage report counts: in a long tool loop, each call is checked before it is made. When the
    * provider's reported usage shows our count of a request ran low, the window keeps that many
    * tokens free, so that the request as the provider counts it stays within budget.
+   * `bodyOptions` are the body's other top-level fields (`temperature`, `tool_choice`, `stream`,
+   * an Anthropic `system` with its blocks, …), as `convertFrom` gives them: the body carries them.
    */
-  async request(): Promise<{ request: unknown; report: ConversationReport }> {
+  async request(input: RequestOptions = {}): Promise<{ request: unknown; report: ConversationReport }> {
     // Content appended since the turn ended counts: the threshold is checked again.
     await this.#condenser.condenseIfDue(await this.#prune(), this.#condenseHost);
     let plan = this.#state.plan();
@@ -210,7 +212,8 @@ export class Conversation {
     }
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
     const { system, tools } = this.#settings;
-    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, cache: this.#cache.hints(plan.messages) });
+    const cache = this.#cache.hints(plan.messages);
+    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, options: input.bodyOptions, cache });
     return { request, report: { ...plan, calibrated, partial: this.#partial } };
   }
 
@@ -224,7 +227,7 @@ export class Conversation {
   async send<T>(call: (request: unknown, report: ConversationReport) => Promise<T>, options: SendOptions = {}): Promise<T> {
     const maxRetries = options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
-      const { request, report } = await this.request();
+      const { request, report } = await this.request({ bodyOptions: options.bodyOptions });
       try {
         return this.#cache.noted(await call(request, report));
       } catch (error) {

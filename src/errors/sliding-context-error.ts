@@ -74,7 +74,11 @@ export type SlidingContextErrorCode =
   /** An operation the engine does not offer, e.g. streaming query results from PGlite. */
   | 'NOT_SUPPORTED'
   /** An operation took longer than it was given, e.g. a summarizer (the condense falls back to eviction). */
-  | 'TIMEOUT';
+  | 'TIMEOUT'
+  /** A request body over the proxy's size cap. */
+  | 'REQUEST_TOO_LARGE'
+  /** A request to the proxy without the token it was started with. */
+  | 'UNAUTHORIZED';
 
 /** A code, or `INVALID_INPUT` for the whole family of {@link INVALID_INPUT_CODES}. */
 export type SlidingContextErrorCodeOrFamily = SlidingContextErrorCode | 'INVALID_INPUT';

@@ -12,6 +12,7 @@ export {
   type ExchangeHistory,
   type OpenConversationOptions,
   openConversation,
+  type RequestOptions,
   type SendOptions,
 } from '../conversation/conversation.js';
 export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';

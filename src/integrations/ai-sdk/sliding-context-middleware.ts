@@ -8,7 +8,7 @@ import { loadTokenCounter } from '../../tokens/load-token-counter.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../../window/model-budget.js';
 import type { WindowPolicy } from '../../window/window-policy.js';
-import { ConversationRegistry, type PlacedCall } from './conversation-registry.js';
+import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
 import { assistantFromContent, messagesFromPrompt, messagesToPrompt, type PromptMessage, type SpecificationVersion } from './language-model-prompt.js';
 import { usageOfAiSdk } from './usage-of-ai-sdk.js';
 
@@ -111,7 +111,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
     opened ??= (async () => {
       // The embedded database loads only when the middleware opens a directory itself.
       const store = options.store ?? await (await import('../../store/history-store.js')).HistoryStore.open({ dataDir: options.dataDir ?? defaultDataDir(process.env) });
-      return { store, registry: new ConversationRegistry(store, options) };
+      return { store, registry: new ConversationRegistry(store, { ...options, format: 'ai-sdk', client: 'ai-sdk' }) };
     })();
     return opened;
   };

@@ -9,7 +9,7 @@ import type { HistoryStore } from '../../store/history-store.js';
 import { loadTokenCounter } from '../../tokens/load-token-counter.js';
 import type { TokenCounter } from '../../tokens/token-counter.js';
 import type { WindowPolicy } from '../../window/window-policy.js';
-import { ConversationRegistry, type PlacedCall } from '../ai-sdk/conversation-registry.js';
+import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
 import { messagesFromPrompt, messagesToPrompt } from '../ai-sdk/language-model-prompt.js';
 import { type EventLogger, reportMastraEvents } from './mastra-events.js';
 import { stepAnswerFromChunks } from './mastra-step-answer.js';
@@ -167,7 +167,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
         ?? await (await import('../../store/history-store.js')).HistoryStore.open({ dataDir: this.#options.dataDir ?? defaultDataDir(process.env) });
       const { budgetTokens, policy, condense } = this.#options;
       const registry = new ConversationRegistry(store, {
-        budgetTokens, modelBudget: budgetTokens === undefined ? true : undefined, policy, condense, client: 'mastra', historyReshaped: true, onEvent: (event) => this.#events.push(event),
+        budgetTokens, modelBudget: budgetTokens === undefined ? true : undefined, policy, condense, format: 'ai-sdk', client: 'mastra', historyReshaped: true, onEvent: (event) => this.#events.push(event),
       });
       return { store, registry };
     })();

@@ -1,0 +1,68 @@
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { budgetSetting } from '../cli-settings.js';
+import { loadCliConfig } from '../cli-config.js';
+import type { CliIo } from '../cli-io.js';
+import type { ServeFlags } from './serve-command-line.js';
+import { cliStoreLocation } from '../open-cli-store.js';
+import { validateWindowPolicy } from '../../window/window-policy.js';
+
+function portOf(text: string | undefined): number {
+  if (text === undefined) return 8787;
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port > 65_535) throw new SlidingContextError('INVALID_OPTION', `serve --port: expected a port number from 0 to 65535; got "${text}".`);
+  return port;
+}
+
+/**
+ * `serve`: the proxy on the store the flags name, until SIGINT or SIGTERM, which stop it taking
+ * requests, wait for those in flight and close the store. While it runs, the CLI's other commands
+ * reach a PGlite store through it, as they reach a running chat.
+ */
+export async function runServeCommand(flags: ServeFlags, io: CliIo): Promise<void> {
+  const port = portOf(flags.port);
+  const budget = budgetSetting(flags.budget, io.env);
+  const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');
+  const modelBudget = budget === 'model' ? ((await loadCliConfig(io)).modelBudget ?? true) : undefined;
+  const location = cliStoreLocation(io, flags);
+  const [{ openStoreOrConnect }, { saveHistoryViews }, { startProxy }] = await Promise.all([
+    import('../../store/open-store-or-connect.js'),
+    import('../../conversation/history-outline.js'),
+    import('../../serve/start-proxy.js'),
+  ]);
+  const store = await openStoreOrConnect(location, { saveViews: saveHistoryViews });
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  try {
+    proxy = await startProxy({
+      store,
+      host: flags.host,
+      port,
+      token: flags.token,
+      upstreamOpenAi: flags.upstreamOpenai,
+      upstreamAnthropic: flags.upstreamAnthropic,
+      budgetTokens: typeof budget === 'number' ? budget : undefined,
+      modelBudget,
+      policy,
+      onProblem: (problem) => io.stderr.write(`serve: ${problem}\n`),
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const stopped = new Promise<void>((resolve) => {
+    io.onInterrupt(async () => {
+      await proxy.close();
+      await store.close();
+      resolve();
+    });
+  });
+  const where = 'dataDir' in location ? location.dataDir : 'the PostgreSQL server';
+  const token = flags.token === undefined ? '' : `, and the header x-sliding-context-token: <token>`;
+  io.stdout.write([
+    `sliding-context serve: listening on ${proxy.url} (store: ${where})`,
+    `  OpenAI clients:    OPENAI_BASE_URL=${proxy.url}/v1${token}`,
+    `  Anthropic clients: ANTHROPIC_BASE_URL=${proxy.url}${token}`,
+    '  Keys go upstream as the client sends them. Ctrl-C stops.',
+    '',
+  ].join('\n'));
+  await stopped;
+}

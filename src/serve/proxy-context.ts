@@ -1,0 +1,12 @@
+import type { ProxyApi } from './proxy-endpoints.js';
+import type { ProxyConversations } from './proxy-conversations.js';
+
+/** What every request handler of a running proxy shares. */
+export interface ProxyContext {
+  readonly conversations: ProxyConversations;
+  /** Each API's upstream base URL, without a trailing `/v1` (e.g. `https://api.openai.com`). */
+  readonly upstreams: Readonly<Record<ProxyApi, string>>;
+  readonly bodyLimitBytes: number;
+  /** A request the proxy could not serve, for the operator (never a key, a header or a body). */
+  readonly onProblem: (problem: string) => void;
+}

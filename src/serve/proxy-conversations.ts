@@ -1,0 +1,98 @@
+import type { CondenseOptions } from '../conversation/conversation.js';
+import { ConversationRegistry, type PlacedCall, type RegistryStore } from '../conversation/conversation-registry.js';
+import { requireValidConversation } from '../exchange/require-valid-conversation.js';
+import type { ModelMessage, ToolDefinition } from '../message/message.js';
+import { loadTokenCounter } from '../tokens/load-token-counter.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { ModelBudgetOverrides } from '../window/model-budget.js';
+import type { WindowPolicy } from '../window/window-policy.js';
+import type { WindowedEndpoint } from './proxy-endpoints.js';
+import type { RecordedReply } from './recorded-reply.js';
+
+/** How the proxy windows every conversation. */
+export interface ProxyWindowSettings {
+  /** The budget of every conversation; without it, the model's (`modelBudget`), else the agent's stored one, else 100,000. */
+  readonly budgetTokens?: number | undefined;
+  readonly modelBudget?: ModelBudgetOverrides | true | undefined;
+  readonly policy?: WindowPolicy | undefined;
+  readonly condense?: CondenseOptions | undefined;
+}
+
+/** A request's content, taken apart, ready to place. */
+export interface ProxiedCall {
+  readonly endpoint: WindowedEndpoint;
+  readonly model: string;
+  readonly system: string | undefined;
+  readonly tools: readonly ToolDefinition[] | undefined;
+  readonly messages: readonly ModelMessage[];
+  /** The `x-sliding-context-agent` header: an agent's name or id. */
+  readonly pinned: string | undefined;
+}
+
+/**
+ * The conversations the proxy keeps, one registry per body format (a conversation's requests are
+ * built in its client's format), with a counter per model. Store work runs one call at a time, so
+ * that two requests never place the same history twice; the upstream calls run side by side.
+ */
+export class ProxyConversations {
+  readonly #registries = new Map<string, ConversationRegistry>();
+  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #store: RegistryStore;
+  readonly #settings: ProxyWindowSettings;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(store: RegistryStore, settings: ProxyWindowSettings) {
+    this.#store = store;
+    this.#settings = settings;
+  }
+
+  /**
+   * Places a request's messages by the prefix rule (or the pinned agent) and stores what the
+   * agent lacks. A conversation no window can be made of is refused before anything is stored.
+   */
+  async place(call: ProxiedCall): Promise<PlacedCall> {
+    requireValidConversation(call.messages);
+    const { api, format } = call.endpoint;
+    const counter = await this.#counterFor(api, call.model);
+    let registry = this.#registries.get(format);
+    if (!registry) {
+      registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy' });
+      this.#registries.set(format, registry);
+    }
+    const placing = registry;
+    const target = { provider: api, model: call.model, counter, tools: call.tools, system: call.system, name: call.pinned };
+    return this.#serially(() => placing.place(call.messages, target));
+  }
+
+  /** Stores the answer (when there is one) and ends the turn with its usage. */
+  finish(placed: PlacedCall, reply: RecordedReply): Promise<void> {
+    return this.#serially(async () => {
+      if (reply.message) {
+        await placed.conversation.append([reply.message]);
+        placed.stored(reply.message);
+      }
+      await placed.conversation.endTurn({ usage: reply.usage });
+    });
+  }
+
+  /** Waits for the store work queued so far. */
+  async settled(): Promise<void> {
+    await this.#serially(() => Promise.resolve());
+  }
+
+  #counterFor(provider: string, model: string): Promise<TokenCounter> {
+    const key = `${provider}/${model}`;
+    let counter = this.#counters.get(key);
+    if (!counter) {
+      counter = loadTokenCounter({ targets: [{ provider, model }] });
+      this.#counters.set(key, counter);
+    }
+    return counter;
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}

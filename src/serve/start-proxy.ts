@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { timingSafeEqual } from 'node:crypto';
+import type { RegistryStore } from '../conversation/conversation-registry.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { answerError } from './answer-client.js';
+import { TOKEN_HEADER } from './forwarded-headers.js';
+import { passThrough } from './pass-through.js';
+import type { ProxyContext } from './proxy-context.js';
+import { ProxyConversations, type ProxyWindowSettings } from './proxy-conversations.js';
+import { apiOfRequest, upstreamPath, windowedEndpoint } from './proxy-endpoints.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './read-request-body.js';
+import { handleWindowedRequest } from './windowed-request.js';
+
+/** The upstreams the proxy forwards to by default. */
+export const DEFAULT_UPSTREAMS = { openai: 'https://api.openai.com', anthropic: 'https://api.anthropic.com' } as const;
+
+/** Options of {@link startProxy}. */
+export interface ProxyOptions extends ProxyWindowSettings {
+  readonly store: RegistryStore;
+  /** Default 127.0.0.1; any other address requires `token`. */
+  readonly host?: string | undefined;
+  /** Default 8787; 0 picks a free port. */
+  readonly port?: number | undefined;
+  readonly upstreamOpenAi?: string | undefined;
+  readonly upstreamAnthropic?: string | undefined;
+  /** Every request must carry it in `x-sliding-context-token`; required off loopback. */
+  readonly token?: string | undefined;
+  /** Default 32 MiB. */
+  readonly bodyLimitBytes?: number | undefined;
+  /** A request the proxy could not serve, for the operator's log (it never holds a key or a body). */
+  readonly onProblem?: ((problem: string) => void) | undefined;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** `http://127.0.0.1:8787`, the base URL to point clients at (add `/v1` for OpenAI's SDK). */
+  readonly url: string;
+  /** Waits until the answers the clients have received are stored (an answer is sent before it is stored). */
+  settled(): Promise<void>;
+  /** Stops taking requests, waits for those in flight and for their answers to be stored. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** An upstream base URL as requests are appended to it: no trailing `/` nor `/v1`. */
+export function upstreamBase(url: string, option: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SlidingContextError('INVALID_OPTION', `${option}: "${url}" is not a URL; give one like https://api.openai.com.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SlidingContextError('INVALID_OPTION', `${option}: expected an http or https URL.`);
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '').replace(/\/v1$/, '')}`;
+}
+
+function tokenMatches(given: string | string[] | undefined, token: string): boolean {
+  if (typeof given !== 'string') return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Starts the proxy: OpenAI's `/v1/chat/completions` and `/v1/responses` and Anthropic's
+ * `/v1/messages` windowed over the store, everything else passed through to the upstream.
+ */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const host = options.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host) && (options.token === undefined || options.token === '')) {
+    throw new SlidingContextError('INVALID_OPTION', `serve: binding ${host}, off loopback, requires --token; clients then send it in the ${TOKEN_HEADER} header.`);
+  }
+  const context: ProxyContext = {
+    conversations: new ProxyConversations(options.store, options),
+    upstreams: {
+      openai: upstreamBase(options.upstreamOpenAi ?? DEFAULT_UPSTREAMS.openai, '--upstream-openai'),
+      anthropic: upstreamBase(options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic, '--upstream-anthropic'),
+    },
+    bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    onProblem: options.onProblem ?? (() => undefined),
+  };
+  const inFlight = new Set<Promise<void>>();
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const target = upstreamPath(request.url ?? '/');
+    if (options.token !== undefined && options.token !== '' && !tokenMatches(request.headers[TOKEN_HEADER], options.token)) {
+      request.resume();
+      answerError(response, apiOfRequest(target.path, request.headers), new SlidingContextError('UNAUTHORIZED', `The proxy requires its token in the ${TOKEN_HEADER} header.`));
+      return;
+    }
+    const endpoint = windowedEndpoint(request.method ?? 'GET', target.path);
+    if (endpoint) await handleWindowedRequest(request, response, endpoint, target, context);
+    else await passThrough(request, response, target, context);
+  };
+  const server = createServer((request, response) => {
+    const work = handle(request, response).catch((error: unknown) => {
+      context.onProblem(`request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8787, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${shown}:${port}`,
+    settled: () => context.conversations.settled(),
+    async close() {
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      server.closeIdleConnections();
+      await Promise.all([...inFlight]);
+      server.closeAllConnections();
+      await closed;
+      await context.conversations.settled();
+    },
+  };
+}
