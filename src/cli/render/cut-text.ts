@@ -28,6 +28,8 @@ export function cutText(plan: Pick<WindowPlan, 'budgetTokens' | 'totalTokens' | 
   const budget = formatNumber(plan.budgetTokens);
   const at = cut.exchange === null ? 'nothing after the pinned part' : `exchange #${numberOf(cut.exchange)}`;
   const from = cut.previousExchange === null ? 'the start' : `exchange #${numberOf(cut.previousExchange)}`;
+  // `from exchange #12 to #19`: the second number needs no noun of its own.
+  const to = cut.previousExchange !== null && cut.exchange !== null ? `#${numberOf(cut.exchange)}` : at;
   const down =
     cut.lowWaterTokens === null
       ? `down to ${formatNumber(plan.totalTokens)} <= budget ${budget}`
@@ -41,10 +43,10 @@ export function cutText(plan: Pick<WindowPlan, 'budgetTokens' | 'totalTokens' | 
     case 'over-budget': {
       const passes = `the request would pass the budget ${budget} (${formatNumber(cut.tokensAtPreviousCut)})`;
       if (!cut.moved) return `kept at ${at}: ${passes}, but ${onlyLatest}`;
-      return `moved from ${from} to ${at}: ${passes}; ${plan.totalTokens > plan.budgetTokens ? onlyLatest : down}`;
+      return `moved from ${from} to ${to}: ${passes}; ${plan.totalTokens > plan.budgetTokens ? onlyLatest : down}`;
     }
     case 'policy':
-      return `moved from ${from} to ${at} by the ${plan.policy} policy (the request fit: ${formatNumber(cut.tokensAtPreviousCut)} <= budget ${budget})`;
+      return `moved from ${from} to ${to} by the ${plan.policy} policy (the request fit: ${formatNumber(cut.tokensAtPreviousCut)} <= budget ${budget})`;
     case 'first-plan':
     case 'previous-cut-dropped': {
       const why = cut.reason === 'first-plan' ? 'no previous cut' : 'a rewind or clear went back past the previous cut, so it was dropped';
