@@ -128,7 +128,7 @@ describe('sliding-context window', () => {
       expect(cut.tokensAtPreviousCut).toBeGreaterThan(report.budgetTokens);
       expect(report.totalTokens).toBeLessThanOrEqual(cut.lowWaterTokens ?? report.budgetTokens);
     } else expect(cutLine).toMatch(reason === 'windowing-disabled' ? /windowing is disabled/ : /the request fits/);
-    expect(cut.lowWaterTokens).toBe(args.includes('budget') || reason === 'windowing-disabled' ? null : Math.floor(report.budgetTokens * 0.9));
+    expect(cut.lowWaterTokens).toBe(args.join(' ').includes('--policy budget') || reason === 'windowing-disabled' ? null : Math.floor(report.budgetTokens * 0.9));
     const end = cut.stablePrefixEnd;
     expect(prefixLine).toContain(`(${formatNumber(end.tokens)} tokens)`);
     if (end.message === null) expect(prefixLine).toMatch(/system prompt and tools only/);
