@@ -51,6 +51,7 @@ export {
 } from './window/budget-tokens.js';
 export { type PlanWindowOptions, planWindow } from './window/plan-window.js';
 export type { PlannedExchange, SyntheticResult, WindowPlan } from './window/window-plan.js';
+export type { CutReason, StablePrefixEnd, WindowCut } from './window/window-cut-report.js';
 export { type PruneResult, WindowState, type WindowStateOptions } from './window/window-state.js';
 export { DIGEST_HEADING, digestExchange, digestSummarizer } from './condense/digest-summarizer.js';
 export type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './condense/summarizer.js';

@@ -6,6 +6,8 @@ import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from '../window/plan-window.js';
 import type { CacheAwarePolicy } from '../window/window-policy.js';
 import { openConversation } from './conversation.js';
+import { planHistoryView, planOutlinedHistory } from './exchange-history.js';
+import { historyOutlineFromJson, historyOutlineToJson, readHistoryOutline } from './history-outline.js';
 
 const counter = bytesPerTokenCounter;
 const target = { provider: 'other', model: 'any' };
@@ -74,5 +76,18 @@ describe('a cache-aware Conversation on a store', () => {
     const changes = firsts.filter((first, index) => index > 0 && first !== firsts[index - 1]).length;
     expect(changes).toBeGreaterThan(0);
     expect(changes).toBeLessThan(6);
+
+    // The history view from the store, and from its outline saved as JSON (no store at hand),
+    // plan the kept cut, not the one a first plan of the same messages would choose.
+    const policy = { name: 'cache-aware', lowWaterMark: 0.5 } as const;
+    const options = { ...target, budgetTokens: 1_000, policy, preambleCount: counter.countPreamble(target), loadCounter: () => Promise.resolve(counter) };
+    const viewed = await planHistoryView({ ...options, store, agentId });
+    const saved = historyOutlineFromJson(JSON.parse(JSON.stringify(historyOutlineToJson(await readHistoryOutline(store, agentId)))));
+    const outlined = saved && (await planOutlinedHistory(saved, options));
+    const { report } = await conversation.request();
+    expect(viewed.plan.cut).toMatchObject({ reason: 'fits', moved: false, exchange: report.cut.exchange });
+    expect(outlined?.plan.cut).toEqual(viewed.plan.cut);
+    const fresh = planWindow({ messages: Array.from({ length: 12 }, (_, index) => turn(index)).flat(), ...options, counter });
+    expect(fresh.cut.exchange).not.toBe(viewed.plan.cut.exchange);
   });
 });

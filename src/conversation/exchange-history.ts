@@ -135,7 +135,10 @@ async function planAroundSummary(
   }
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: countsKnown ? undefined : await options.loadCounter() });
   const cutAt = options.keptCut ? indexOfPosition(placed, options.keptCut) : -1;
-  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff: cutAt === -1 ? undefined : cutAt + 1 });
+  // A cache-aware window with no cut kept has its cut at the start: the plan reports it kept or moved from there.
+  const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
+  const previousCutoff = cutAt !== -1 ? cutAt + 1 : keepsCut ? 0 : undefined;
+  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff });
   const kept = describeExchanges(plan, planned, placed);
   const covered = detectExchanges(coveredMessages).map((exchange) => {
     const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
@@ -180,7 +183,10 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
   // names alone, so the model's counter counts them from the skeletons as from the bodies.
-  return withCacheUsage(await planAroundSummary(options, outline.summary, messages, outline.messages, known, unanswered > 0), outline.cacheUsage);
+  const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
+  const keptCut = options.keptCut ?? (keepsCut ? outline.keptCut : undefined);
+  const planned = await planAroundSummary({ ...options, keptCut }, outline.summary, messages, outline.messages, known, unanswered > 0);
+  return withCacheUsage(planned, outline.cacheUsage);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ConversationStore, MessageOutline, OutlinedToolPart } from './conversation-store.js';
+import type { ConversationStore, MessageOutline, MessagePosition, OutlinedToolPart } from './conversation-store.js';
+import { keptCutPosition } from './kept-cut.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type RecordedCacheUsage, readCacheUsage } from './prompt-cache.js';
 import { saveHistoryTimeline } from './saved-history-timeline.js';
@@ -12,20 +13,24 @@ export interface HistoryOutline {
   readonly summary: StoredSummary | undefined;
   /** The cache figures recorded with its turns, oldest first. */
   readonly cacheUsage?: readonly RecordedCacheUsage[] | undefined;
+  /** Where a `cache-aware` window's cut is kept (see `keptCutPosition`), so that a saved outline plans the same cut. */
+  readonly keptCut?: MessagePosition | undefined;
 }
 
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
-export const HISTORY_OUTLINE_VIEW = 'history-outline-1';
+export const HISTORY_OUTLINE_VIEW = 'history-outline-2';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
 export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary, cacheUsage] = await Promise.all([
+  const [meta, messages, summary, cacheUsage, keptCut] = await Promise.all([
     store.agentMeta(agentId),
     store.outline(agentId),
     activeSummary(store, agentId),
     readCacheUsage(store, agentId),
+    // Read whatever the policy: the flags of the command that plans the outline may name another.
+    keptCutPosition(store, agentId, { name: 'cache-aware' }),
   ]);
-  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}) };
+  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}) };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */
@@ -60,6 +65,7 @@ const savedOutline = z.strictObject({
     .nullable(),
   /** Each turn's recorded cache figures: agent, seq, requests, input, cache read and cache write tokens. */
   cacheUsage: z.array(z.tuple([z.string(), z.number().int(), z.number(), z.number(), z.number(), z.number()])).optional(),
+  keptCut: position.optional(),
 });
 
 /** A message as saved: agent (an index into `agents`), seq, role, tokens, count target, method, exact, created (ms), title, tool parts. */
@@ -125,6 +131,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
       usage.cacheReadTokens,
       usage.cacheWriteTokens,
     ]),
+    ...(outline.keptCut ? { keptCut: { agentId: outline.keptCut.agentId, seq: outline.keptCut.seq } } : {}),
   };
 }
 
@@ -132,7 +139,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
 export function historyOutlineFromJson(json: unknown): HistoryOutline | undefined {
   const parsed = savedOutline.safeParse(json);
   if (!parsed.success) return undefined;
-  const { meta, agents, messages, summary, cacheUsage } = parsed.data;
+  const { meta, agents, messages, summary, cacheUsage, keptCut } = parsed.data;
   const outlined: MessageOutline[] = [];
   for (const row of messages) {
     const checked = outlinedRow(row);
@@ -154,5 +161,5 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
     usage: { requests, inputTokens, cacheReadTokens, cacheWriteTokens },
   }));
   const stored = summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined;
-  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}) };
+  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}) };
 }

@@ -3,6 +3,7 @@ import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import type { PlannedExchange, SyntheticResult, WindowPlan } from './window-plan.js';
+import { type CutContext, describeCut } from './window-cut-report.js';
 
 /** What a planner knows about one exchange. */
 export interface ExchangeAccount {
@@ -28,7 +29,8 @@ export interface PlanInput {
   readonly pinFirstExchange: boolean;
   /** Index of the first non-pinned exchange in the window; `exchanges.length` when none is. */
   readonly firstInWindow: number;
-  readonly policy: string;
+  /** The policy, and what is known of the previous cut, for the plan's `cut`. */
+  readonly cut: CutContext;
 }
 
 /** Writes out the plan: totals, the exchange table, the cutoff and the messages to send. */
@@ -66,6 +68,17 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
   const total = sumTokenCounts(windowCounts);
   const overBudget = input.budgetTokens > 0 && total.tokens > input.budgetTokens;
   const cutoffExchange = exchanges[firstInWindow];
+  const cut = describeCut({
+    exchanges,
+    messageTokens: (index) => messageCounts[index]?.tokens ?? 0,
+    preambleTokens: input.preambleCount.tokens,
+    preambleMessages: input.preambleMessages,
+    pinFirstExchange: input.pinFirstExchange,
+    firstInWindow,
+    budgetTokens: input.budgetTokens,
+    totalTokens: total.tokens,
+    overBudget,
+  }, input.cut);
   return {
     provider: input.provider,
     model: input.model,
@@ -82,8 +95,9 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     cutoffMessage: cutoffExchange ? cutoffExchange.firstMessage : null,
     messages: windowMessages,
     syntheticResults,
-    policy: input.policy,
+    policy: input.cut.policy.name,
     clearedToolOutputs: [],
     clearedTokens: 0,
+    cut,
   };
 }

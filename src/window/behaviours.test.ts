@@ -188,7 +188,9 @@ describe('BEHAVIOUR 12: clear resets the window, rewind removes the rewound exch
     const grown = state.totalTokens;
     state.append(history.slice(5)).prune();
     expect(state.totalTokens).toBeLessThan(grown);
-    expect(state.plan()).toEqual(plan);
+    const previousCutoff = planWindow({ messages: history.slice(0, 5), counter }).cutoffMessage;
+    expect(state.plan()).toEqual(planWindow({ messages: history, counter, previousCutoff, previousMessageCount: 5 }));
+    expect(state.plan().messages).toEqual(plan.messages);
   });
 
   it('per-exchange counts always add up to the total', () => {

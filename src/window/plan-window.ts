@@ -8,6 +8,7 @@ import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/to
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
+import { followPreviousCut } from './follow-previous-cut.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
@@ -30,9 +31,16 @@ export interface PlanWindowOptions {
   /**
    * The `cutoffMessage` of the plan made last time over the same history (before new messages
    * were added), for a policy that keeps its cut (`cache-aware`). It names the first exchange
-   * the window kept; leave it out after a rewind or clear, or for a first plan.
+   * the window kept. Give `previousMessageCount` too, so that a rewind or clear since then that
+   * went back past the cut is seen (the cut is then dropped); leave it out for a first plan.
    */
   readonly previousCutoff?: number | null | undefined;
+  /**
+   * How many entries of `messages` (events included) the previous plan was made over: follows
+   * `previousCutoff` through rewinds and tells where the head this request shares with the
+   * previous one ends (see `WindowPlan.cut`).
+   */
+  readonly previousMessageCount?: number | undefined;
 }
 
 /** The previous cutoff message as an index among the exchanges a policy may evict. */
@@ -79,17 +87,19 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     tools: options.tools,
   });
   const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
+  const previous = followPreviousCut(options.messages, messages.length, options.previousCutoff, options.previousMessageCount);
   const pinFirstExchange = pinsFirstExchange(policy, options.pinFirstExchange);
   const firstUnpinned = pinFirstExchange ? 1 : 0;
   const pinned = pinFirstExchange ? exchanges[0] : undefined;
   const messagesOf = (exchange: ExchangeAccount) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groups.length;
+  const previousCut = previousCutIndex(exchanges, previous.cutoff, firstUnpinned);
   const firstInWindow = chooseCut(policy, {
     exchanges: exchanges.map((exchange) => ({ tokens: exchange.tokens, messages: messagesOf(exchange) })).slice(firstUnpinned),
     fixedTokens: sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens + (pinned?.tokens ?? 0),
     fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0),
     fixedExchanges: firstUnpinned,
     budgetTokens,
-    previousCut: previousCutIndex(exchanges, options.previousCutoff, firstUnpinned),
+    previousCut,
   }) + firstUnpinned;
 
   const plan = assembleWindowPlan({
@@ -103,7 +113,13 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     exchanges,
     pinFirstExchange,
     firstInWindow,
-    policy: policy.name,
+    cut: {
+      policy,
+      previousExchange: previousCut === undefined ? undefined : previousCut + firstUnpinned,
+      previousCutoff: previous.cutoff,
+      dropped: previous.dropped,
+      sharedMessages: previous.sharedMessages,
+    },
   });
   if (policy.name !== 'clear-tool-outputs') return plan;
   const positions = new Map(messages.map((message, index) => [message, index]));

@@ -1,5 +1,6 @@
 import type { ModelMessage } from '../message/message.js';
 import type { ClearedToolOutput } from './clear-tool-outputs.js';
+import type { WindowCut } from './window-cut-report.js';
 
 /** An exchange as the plan sees it. Message indices point into the conversation after events. */
 export interface PlannedExchange {
@@ -55,4 +56,6 @@ export interface WindowPlan {
   readonly clearedToolOutputs: readonly ClearedToolOutput[];
   /** Tokens the cleared outputs no longer take. */
   readonly clearedTokens: number;
+  /** Where the cut was and is, why it moved or stayed, and where the request's stable (cacheable) prefix ends. */
+  readonly cut: WindowCut;
 }

@@ -7,6 +7,7 @@ import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from './plan-window.js';
 import { sequenceThresholdFires } from './sequence-policy.js';
 import { WindowState } from './window-state.js';
+import type { WindowPlan } from './window-plan.js';
 import type { WindowPolicy } from './window-policy.js';
 
 const RUNS = 500;
@@ -22,6 +23,7 @@ const policyArbitrary: fc.Arbitrary<WindowPolicy> = fc.oneof(
     turnThreshold: fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }),
   }),
   fc.record({ name: fc.constant('clear-tool-outputs' as const), keep: fc.nat({ max: 3 }), minimumTokens: fc.nat({ max: 500 }) }),
+  fc.record({ name: fc.constant('cache-aware' as const), lowWaterMark: fc.double({ min: 0.3, max: 1, noNaN: true }) }),
 );
 
 /** A conversation, a policy, and a budget drawn around the conversation's size. */
@@ -104,22 +106,57 @@ describe('window policies', () => {
     expect(runsThatCleared).toBeGreaterThan(10);
   });
 
-  it('WindowState, appended chunk by chunk, equals planWindow under every policy, and sends the same messages', () => {
+  it('WindowState, appended chunk by chunk, equals planWindow given the previous cut under every policy, and sends the same messages', () => {
     fc.assert(
       fc.property(scenario, fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }), (input, chunkSizes) => {
         const state = new WindowState({ ...input, counter });
         let appended = 0;
         let chunk = 0;
+        let previous: WindowPlan | undefined;
         while (appended < input.messages.length) {
           const next = input.messages.slice(appended, appended + (chunkSizes[chunk++ % chunkSizes.length] ?? 1));
+          // The previous plan's cut, followed through any rewind or clear in this chunk.
+          const previousMessageCount = previous && appended;
           appended += next.length;
           state.append(next).prune();
-          const plan = planWindow({ ...input, messages: input.messages.slice(0, appended), counter });
+          const plan = planWindow({ ...input, messages: input.messages.slice(0, appended), counter, previousCutoff: previous?.cutoffMessage, previousMessageCount });
           expect(state.plan()).toEqual(plan);
           expect(state.windowMessages()).toEqual(plan.messages);
+          previous = plan;
         }
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('a cache-aware cut that a rewind went back past is dropped: the window is planned as if there were none', () => {
+    let dropped = 0;
+    fc.assert(
+      fc.property(scenario.filter((input) => input.policy.name === 'cache-aware'), fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }), (input, chunkSizes) => {
+        let appended = 0;
+        let chunk = 0;
+        let previous: WindowPlan | undefined;
+        while (appended < input.messages.length) {
+          const previousMessageCount = previous && appended;
+          appended += chunkSizes[chunk++ % chunkSizes.length] ?? 1;
+          const messages = input.messages.slice(0, appended);
+          const plan = planWindow({ ...input, messages, counter, previousCutoff: previous?.cutoffMessage, previousMessageCount });
+          if (plan.cut.reason === 'previous-cut-dropped') {
+            dropped++;
+            const { cut, ...fresh } = planWindow({ ...input, messages, counter });
+            const { cut: droppedCut, ...planned } = plan;
+            expect(planned).toEqual(fresh);
+            expect(droppedCut.previousCutoff).toBeNull();
+            expect(cut.reason).toBe('first-plan');
+          }
+          // The window never starts past what the visible history holds.
+          if (plan.cutoffMessage !== null) expect(plan.cutoffMessage).toBeLessThan(applyEvents(messages).length);
+          previous = plan;
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    // Rewinds past a kept cut do occur among the generated cases: the check above is not vacuous.
+    expect(dropped).toBeGreaterThan(5);
   });
 });

@@ -18,6 +18,8 @@ import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
+import type { CutContext } from './window-cut-report.js';
+import { PreviousCut } from './_previous-cut.js';
 import { type ClearToolOutputsPolicy, DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
@@ -64,6 +66,9 @@ export class WindowState {
   #firstInWindow: number;
   #windowTokens = 0;
   #appended = 0;
+  readonly #previousCut = new PreviousCut();
+  /** What the last prune knew of the cut before it, for the plan's `cut`. */
+  #cutContext: CutContext | undefined;
 
   constructor(options: WindowStateOptions) {
     this.#options = options;
@@ -135,6 +140,9 @@ export class WindowState {
     const budget = this.#budgetTokens;
     const fits = (extra: number) => budget === 0 || this.totalTokens + extra <= budget;
     const policy = this.#policy;
+    this.#cutContext = this.#previousCut.context(policy);
+    // A rewind may have removed the exchange the cut kept first: the latest one stays.
+    if (this.#firstInWindow > last && last >= this.#firstUnpinned) this.#moveCut(last, evicted, readmitted);
     if (policy.name === 'fraction' || policy.name === 'sequence') this.#moveCut(this.#policyCut(policy), evicted, readmitted);
     if (policy.name === 'cache-aware' && budget === 0) this.#moveCut(this.#firstUnpinned, evicted, readmitted);
     // A cache-aware cut moves only when the request would pass the budget, and then to the low-water mark.
@@ -151,6 +159,7 @@ export class WindowState {
       this.#firstInWindow--;
       readmitted.push(this.#firstInWindow);
     }
+    this.#previousCut.note(this.cutExchange, this.#exchanges[this.cutExchange]?.firstMessage, this.#messages.length);
     const totalTokens = this.totalTokens;
     const overBudget = budget > 0 && totalTokens > budget;
     return {
@@ -196,6 +205,7 @@ export class WindowState {
   /** Puts the cut back where it was kept (a `cache-aware` window loaded again); the next `prune()` may move it. */
   restoreCut(exchange: number): void {
     this.#moveCut(Math.max(this.#firstUnpinned, Math.min(exchange, this.#exchanges.length - 1)), [], []);
+    this.#previousCut.note(this.cutExchange, this.#exchanges[this.cutExchange]?.firstMessage, undefined);
   }
 
   /** First and last message index of an exchange, or undefined when there is no such exchange. */
@@ -234,7 +244,7 @@ export class WindowState {
       }),
       pinFirstExchange: this.#firstUnpinned === 1,
       firstInWindow: Math.min(this.#firstInWindow, this.#exchanges.length),
-      policy: this.#policy.name,
+      cut: this.#cutContext ?? { policy: this.#policy },
     });
     const policy = this.#policy.name === 'clear-tool-outputs' ? this.#policy : options.clearToolOutputs;
     if (!policy || !plan.overBudget) return plan;
@@ -375,6 +385,8 @@ export class WindowState {
 
   /** Drops every message from `length` on, as a clear or a rewind does, and rebuilds the tail. */
   #truncate(length: number): void {
+    // The cut names its place by message index: one whose last evicted message is gone is dropped.
+    const dropsCut = this.#previousCut.truncated(length);
     if (length >= this.#messages.length) return;
     const kept = this.#messages.slice(0, length);
     while (this.#exchanges.length > 0 && (this.#exchanges.at(-1) as ExchangeRecord).firstMessage >= length) {
@@ -390,10 +402,14 @@ export class WindowState {
     }
     this.#messages = kept.slice(0, rebuildFrom);
     this.#messageCounts.length = rebuildFrom;
-    this.#firstInWindow = Math.min(
-      this.#firstInWindow,
-      Math.max(this.#exchanges.length, this.#firstUnpinned),
-    );
+    if (this.#policy.name !== 'cache-aware') {
+      this.#firstInWindow = Math.min(this.#firstInWindow, Math.max(this.#exchanges.length, this.#firstUnpinned));
+    } else if (dropsCut) {
+      // Planned afresh, as with no previous cut: every exchange held counts again.
+      this.#firstInWindow = this.#firstUnpinned;
+      this.#windowTokens = 0;
+      for (const exchange of this.#exchanges.slice(this.#firstUnpinned)) this.#windowTokens += tokensOf(exchange);
+    }
     for (const message of kept.slice(rebuildFrom)) this.#appendModelMessage(message);
   }
 }

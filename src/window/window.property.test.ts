@@ -4,6 +4,7 @@ import { conversationArbitrary } from '../testing/conversation-arbitrary.js';
 import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { planWindow } from './plan-window.js';
 import { checkWindowInvariants as checkInvariants } from '../testing/window-invariants.js';
+import type { WindowPlan } from './window-plan.js';
 import { WindowState } from './window-state.js';
 
 const RUNS = 1_000;
@@ -55,17 +56,22 @@ describe('WindowState properties', () => {
           const state = new WindowState({ ...input, counter });
           let appended = 0;
           let chunk = 0;
+          let previous: WindowPlan | undefined;
           while (appended < input.messages.length) {
             const size = chunkSizes[chunk++ % chunkSizes.length] ?? 1;
             const next = input.messages.slice(appended, appended + size);
+            const previousMessageCount = previous && appended;
             appended += next.length;
             state.append(next).prune();
             const expected = planWindow({
               ...input,
               messages: input.messages.slice(0, appended),
               counter,
+              previousCutoff: previous?.cutoffMessage,
+              previousMessageCount,
             });
             expect(state.plan()).toEqual(expected);
+            previous = expected;
             expect(state.totalTokens).toBe(expected.totalTokens);
           }
         },
@@ -82,10 +88,14 @@ describe('WindowState properties', () => {
         (input, budgets) => {
           const state = new WindowState({ ...input, counter }).append(input.messages);
           state.prune();
+          let previous = state.plan();
+          const previousMessageCount = input.messages.length;
           for (const budgetTokens of budgets) {
             state.setBudgetTokens(budgetTokens);
             state.prune();
-            expect(state.plan()).toEqual(planWindow({ ...input, budgetTokens, counter }));
+            const expected = planWindow({ ...input, budgetTokens, counter, previousCutoff: previous.cutoffMessage, previousMessageCount });
+            expect(state.plan()).toEqual(expected);
+            previous = expected;
           }
         },
       ),

@@ -21,7 +21,17 @@ interface ExchangeJson {
   pinned: boolean;
   summarized: boolean;
 }
+interface CutJson {
+  previousExchange: number | null;
+  exchange: number | null;
+  moved: boolean;
+  reason: string;
+  tokensAtPreviousCut: number;
+  lowWaterTokens: number | null;
+  stablePrefixEnd: { message: number | null; exchange: number | null; tokens: number };
+}
 interface ViewJson {
+  cut: CutJson;
   budgetTokens: number;
   totalTokens: number;
   evictedExchanges: number;
@@ -57,6 +67,20 @@ function historyRows(output: string) {
   });
 }
 
+/** Checks that the human lines of the cut and the stable prefix tell what `--json` has. */
+function expectCutTold(cutLine: string, prefixLine: string, view: ViewJson) {
+  const { cut } = view;
+  const numbers = (line: string) => [...line.matchAll(/#(\d+)/g)].map((match) => Number(match[1]));
+  const expected = [cut.reason === 'over-budget' && cut.moved && cut.previousExchange !== null ? [cut.previousExchange] : [], cut.exchange === null ? [] : [cut.exchange]].flat();
+  expect(numbers(cutLine)).toEqual(expected);
+  const phrase = { 'fits': /^kept at /, 'over-budget': cut.moved ? /^moved from / : /^kept at /, 'policy': /^moved from /, 'first-plan': /no previous cut/, 'previous-cut-dropped': /dropped/, 'windowing-disabled': /disabled/ }[cut.reason];
+  expect(cutLine).toMatch(phrase ?? /^$/);
+  if (cut.reason === 'over-budget' || (cut.moved && cut.reason === 'first-plan')) expect(cutLine).toContain(`(${formatNumber(cut.tokensAtPreviousCut)})`);
+  if (cut.moved && cut.lowWaterTokens !== null && view.totalTokens <= view.budgetTokens) expect(cutLine).toContain(`low-water mark ${formatNumber(cut.lowWaterTokens)}`);
+  expect(prefixLine).toContain(`(${formatNumber(cut.stablePrefixEnd.tokens)} tokens)`);
+  expect(numbers(prefixLine)).toEqual(cut.stablePrefixEnd.exchange === null ? [] : [cut.stablePrefixEnd.exchange]);
+}
+
 /** Checks that `window --agent` and `history`, human and JSON, tell the same exchanges and totals. */
 async function expectViewsAgree(agentId: string) {
   const history = await json('history', agentId);
@@ -67,7 +91,11 @@ async function expectViewsAgree(agentId: string) {
   expect(history.evictedExchanges).toBe(history.exchanges.filter((exchange) => !exchange.inWindow).length);
   expect(window.syntheticResults.map((result) => result.exchange)).toEqual(history.syntheticResults.map((result) => result.exchange));
 
+  expect(window.cut).toEqual(history.cut);
+
   const windowText = await text('window', '--agent', agentId);
+  const cutLine = /^Cut {8}(.*)$/m.exec(windowText)?.[1] ?? '';
+  expectCutTold(cutLine, /^Prefix {5}(.*)$/m.exec(windowText)?.[1] ?? '', window);
   const rows = windowRows(windowText);
   expect(rows.map((row) => row.index)).toEqual(window.exchanges.map((exchange) => exchange.index));
   for (const [position, row] of rows.entries()) {
@@ -85,6 +113,9 @@ async function expectViewsAgree(agentId: string) {
   );
 
   const historyText = await text('history', agentId);
+  // history says the same at its rule, and names where the stable prefix ends below the list.
+  expect(/^Cut (.*)$/m.exec(historyText)?.[1]).toBe(cutLine);
+  expectCutTold(cutLine, /^Prefix (.*)$/m.exec(historyText)?.[1] ?? '', history);
   const listed = historyRows(historyText);
   expect(listed.map(({ index, tokens, summarized: folded, belowRule }) => ({ index, tokens, summarized: folded, inWindow: belowRule }))).toEqual(
     history.exchanges.map(({ index, tokens, summarized: folded, inWindow: within }) => ({ index, tokens, summarized: folded, inWindow: within })),

@@ -8,8 +8,10 @@ describe('sliding-context demo', () => {
     const lines = stdout.split('\n');
     const rule = lines.findIndex((line) => line.startsWith('── context ──'));
     expect(rule).toBeGreaterThan(100);
-    expect(lines[rule + 2]).toMatch(/^Summary \(digest\) of exchanges #0–#\d+, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:$/);
-    expect(lines[rule + 3]).toBe('  Earlier in this conversation (a digest of exchanges no longer in the context):');
+    expect(lines[rule + 1]).toMatch(/^Cut kept at exchange #\d+: the request fits \([\d,]+ <= budget 16,000\)$/);
+    expect(lines[rule + 3]).toMatch(/^Summary \(digest\) of exchanges #0–#\d+, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:$/);
+    expect(lines[rule + 4]).toBe('  Earlier in this conversation (a digest of exchanges no longer in the context):');
+    expect(stdout).toMatch(/^Prefix stable through exchange #158 \([\d,]+ tokens\): the head the previous request sent too/m);
     expect(stdout).toMatch(/^Replayed {3}160 exchanges \(1,312 messages\) turn by turn, budget 16,000 tokens$/m);
     expect(stdout).toMatch(/^Stored {5}[\d,]+ tokens in 1,312 messages: nothing was deleted$/m);
     expect(stdout).toMatch(/^Counting {3}o200k_base for openai\/gpt-4o/m);

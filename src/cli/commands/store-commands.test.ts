@@ -73,7 +73,7 @@ describe('the store commands', () => {
     expect(history.exchanges.filter((exchange) => exchange.summarized)).toHaveLength(59);
     expect(history.summary).toMatchObject({ summarizer: 'digest', coveredExchanges: 59, exchanges: { first: 0, last: 58 }, messages: { first: { seq: 1 } }, cost: { inputTokens: 0, outputTokens: 0 }, tokens: expect.any(Number) });
     const view = (await runCli(['history', agentId, ...flags])).stdout;
-    expect(view).toMatch(/── context ──[^\n]*\n\nSummary \(digest\) of exchanges #0–#58, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:\n {2}Earlier in this conversation/);
+    expect(view).toMatch(/── context ──[^\n]*\nCut kept at exchange #59: the request fits \([\d,]+ <= budget [\d,]+\)\n\nSummary \(digest\) of exchanges #0–#58, messages 1–\d+ · [\d,]+ tokens · cost 0 in \/ 0 out tokens:\n {2}Earlier in this conversation/);
     expect(view).toMatch(/#58 .* summarized\n/);
     expect(history.exchanges.filter((exchange) => exchange.inWindow)).toHaveLength(1);
     const window = JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { totalTokens: number; request: unknown };

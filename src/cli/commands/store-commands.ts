@@ -33,7 +33,7 @@ import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSou
 import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './history-row-limits.js';
 import { formatCount } from '../render/format-count.js';
 import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
-import { agentWindowJson } from '../render/agent-window-json.js';
+import { agentExchangeNumbering, agentWindowJson } from '../render/agent-window-json.js';
 
 export type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
 
@@ -182,6 +182,7 @@ function printHistory(
       now: new Date(),
       color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
       cache,
+      numberOf: agentExchangeNumbering(exchanges),
     }),
   );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../_test-cli.js';
+import { formatNumber } from '../render/format-number.js';
 
 const example = readFileSync(
   new URL('../../../examples/coding-agent-session.json', import.meta.url),
@@ -27,6 +28,17 @@ interface JsonReport {
     inWindow: boolean;
   }[];
   messages: { role: string }[];
+  cut: {
+    previousCutoff: number | null;
+    previousExchange: number | null;
+    cutoff: number | null;
+    exchange: number | null;
+    moved: boolean;
+    reason: string;
+    tokensAtPreviousCut: number;
+    lowWaterTokens: number | null;
+    stablePrefixEnd: { message: number | null; exchange: number | null; tokens: number };
+  };
 }
 
 async function windowJson(args: string[], options: Parameters<typeof runCli>[1] = { files }) {
@@ -92,6 +104,39 @@ describe('sliding-context window', () => {
     ]);
     const report = await windowJson(['-'], { stdin: messages });
     expect(report.exchanges).toHaveLength(1);
+  });
+
+  it.each([
+    ['a first plan over budget, cut to the low-water mark', ['--budget', '24000'], 'first-plan', true],
+    ['a first plan that fits', ['--budget', '200000'], 'first-plan', false],
+    ['windowing disabled', ['--budget', '0'], 'windowing-disabled', false],
+    ['the budget policy', ['--budget', '24000', '--policy', 'budget'], 'first-plan', true],
+  ] as const)('says where the cut is and why, and where the stable prefix ends, as --json does: %s', async (_name, args, reason, moved) => {
+    const { stdout } = await runCli(['window', 'session.json', ...args], { files });
+    const { cut, ...report } = await windowJson(['session.json', ...args]);
+    expect(cut).toMatchObject({ reason, moved, previousCutoff: null, previousExchange: null, cutoff: report.cutoffMessage });
+    const cutLine = /^Cut {8}(.*)$/m.exec(stdout)?.[1] ?? '';
+    const prefixLine = /^Prefix {5}(.*)$/m.exec(stdout)?.[1] ?? '';
+    // The cut names the exchange the rule is drawn above.
+    const lines = stdout.split('\n');
+    const below = lines[lines.findIndex((line) => line.startsWith('── context ──')) + 2] ?? lines.find((line) => /^\s*0 {2}"/.test(line));
+    expect(Number(/^\s*(\d+)/.exec(below ?? '')?.[1])).toBe(cut.exchange);
+    expect(cutLine).toContain(`exchange #${cut.exchange}`);
+    if (moved) {
+      expect(cutLine).toContain(`would pass the budget 24,000 (${formatNumber(cut.tokensAtPreviousCut)})`);
+      expect(cutLine).toContain(cut.lowWaterTokens === null ? `down to ${formatNumber(report.totalTokens)} <= budget 24,000` : `<= low-water mark ${formatNumber(cut.lowWaterTokens)}`);
+      expect(cut.tokensAtPreviousCut).toBeGreaterThan(report.budgetTokens);
+      expect(report.totalTokens).toBeLessThanOrEqual(cut.lowWaterTokens ?? report.budgetTokens);
+    } else expect(cutLine).toMatch(reason === 'windowing-disabled' ? /windowing is disabled/ : /the request fits/);
+    expect(cut.lowWaterTokens).toBe(args.join(' ').includes('--policy budget') || reason === 'windowing-disabled' ? null : Math.floor(report.budgetTokens * 0.9));
+    const end = cut.stablePrefixEnd;
+    expect(prefixLine).toContain(`(${formatNumber(end.tokens)} tokens)`);
+    if (end.message === null) expect(prefixLine).toMatch(/system prompt and tools only/);
+    else expect(prefixLine).toContain(`exchange #${end.exchange}, message ${formatNumber(end.message)}`);
+    // Moved: only the pinned part is stable; kept: everything before the latest exchange.
+    const latest = report.exchanges.at(-1);
+    if (moved) expect(end).toEqual({ message: null, exchange: null, tokens: report.pinnedTokens });
+    else expect(end).toEqual({ message: (latest?.firstMessage ?? 0) - 1, exchange: (latest?.index ?? 0) - 1, tokens: report.totalTokens - (latest?.tokens ?? 0) });
   });
 
   it('draws the context rule where the window begins, with out rows above and in rows below', async () => {

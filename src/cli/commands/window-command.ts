@@ -50,7 +50,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
     io.stdout.write(`${JSON.stringify(toWindowJson(plan, inputJson(input), request), null, 2)}\n`);
     return;
   }
-  io.stdout.write(renderWindowReport(plan, windowReportRows(plan, messages), { format: describeInput(input) }));
+  io.stdout.write(renderWindowReport(plan, windowReportRows(plan, messages), { format: describeInput(input), messageIndices: true }));
 }
 
 /** Flags of `window --agent`. */

@@ -2,6 +2,14 @@ import type { ExchangeHistory } from '../../conversation/exchange-history.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { toWindowJson } from './window-json.js';
 import type { WindowReportRow } from './window-report.js';
+import type { ExchangeNumbering } from './cut-text.js';
+
+/** The plan's exchanges numbered as an agent's views number them: over its whole history, summarized ones included. */
+export function agentExchangeNumbering(exchanges: readonly ExchangeHistory[]): ExchangeNumbering {
+  const numbers: number[] = [];
+  for (const exchange of exchanges) if (!exchange.summarized) numbers.push(exchange.index);
+  return (index) => numbers[index] ?? index;
+}
 
 /**
  * An agent's exchanges as `history --json` and `window --agent --json` print them: numbered over
@@ -27,8 +35,17 @@ export function agentExchangesJson(plan: WindowPlan, exchanges: readonly Exchang
 export function agentWindowJson(plan: WindowPlan, exchanges: readonly ExchangeHistory[], format: string, request: unknown) {
   const described = agentExchangesJson(plan, exchanges);
   const numbers = described.filter((exchange) => !exchange.summarized).map((exchange) => exchange.index);
+  const numbering = agentExchangeNumbering(exchanges);
+  const numberOf = (index: number | null) => (index === null ? null : numbering(index));
+  const { cut } = plan;
   return {
     ...toWindowJson(plan, format, request),
+    cut: {
+      ...cut,
+      previousExchange: numberOf(cut.previousExchange),
+      exchange: numberOf(cut.exchange),
+      stablePrefixEnd: { ...cut.stablePrefixEnd, exchange: numberOf(cut.stablePrefixEnd.exchange) },
+    },
     evictedExchanges: exchanges.filter((exchange) => !exchange.inWindow).length,
     exchanges: described,
     syntheticResults: plan.syntheticResults.map((result) => ({ ...result, exchange: numbers[result.exchange] ?? result.exchange })),

@@ -11,6 +11,8 @@ import { formatMessageRange } from './format-message-range.js';
 import { formatNumber } from './format-number.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
+import { cutText, stablePrefixText } from './cut-text.js';
+import { agentExchangeNumbering } from './agent-window-json.js';
 
 /** The summary in force, as `history` shows it (and `history --json` prints it). */
 export interface SummaryView {
@@ -74,7 +76,8 @@ export function renderHistoryReport(
     lines.push('');
   }
   // The summary is sent: it sits after the rule, pinned before the exchanges in the window.
-  lines.push(renderContextRule(100), '');
+  const numberOf = agentExchangeNumbering(exchanges);
+  lines.push(renderContextRule(100), `Cut ${cutText(plan, plan.cut, numberOf)}`, '');
   if (summary) for (const line of renderSummary(summary)) lines.push(line);
   for (const exchange of inside) lines.push(row(exchange));
   if (exchanges.length === 0) lines.push('(no exchanges yet)');
@@ -82,6 +85,7 @@ export function renderHistoryReport(
     '',
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(inside.length, 'exchange')} in, ${formatNumber(outside.length)} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
+  lines.push(`Prefix ${stablePrefixText(plan.cut, numberOf)}`);
   if (cache) lines.push(cacheTotalLine(cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   // Titles, tool names and the summary are stored text: none may reach the terminal as a command.

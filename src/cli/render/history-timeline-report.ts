@@ -10,6 +10,7 @@ import { formatNumber } from './format-number.js';
 import { renderSummary, type SummaryView } from './history-report.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
+import { cutText, type ExchangeNumbering, stablePrefixText } from './cut-text.js';
 
 /** What the timeline view is drawn with, beside the rows. */
 export interface HistoryTimelineView {
@@ -31,6 +32,8 @@ export interface HistoryTimelineView {
   readonly color: boolean;
   /** The session's prompt-cache figures, when its turns recorded any. */
   readonly cache?: TurnCacheUsage | undefined;
+  /** How the plan's exchanges are numbered in the rows (see `agentExchangeNumbering`). */
+  readonly numberOf?: ExchangeNumbering | undefined;
 }
 
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
@@ -94,7 +97,7 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
   for (const row of before) lines.push(draw(row));
   if (before.length > 0) lines.push('');
   if (ruleAt <= rows.length) {
-    lines.push(renderContextRule(100), '');
+    lines.push(renderContextRule(100), `Cut ${cutText(plan, plan.cut, view.numberOf)}`, '');
     for (const line of view.summary ? renderSummary(view.summary) : []) lines.push(neutralizeControlCharacters(line));
   }
   for (const row of rows.slice(ruleAt)) lines.push(draw(row));
@@ -107,6 +110,7 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
     '',
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(view.exchangesIn, 'exchange')} in, ${formatNumber(view.exchangesOut)} out${hidden > 0 ? `, ${formatNumber(hidden)} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
+  lines.push(`Prefix ${stablePrefixText(plan.cut, view.numberOf)}`);
   if (view.cache) lines.push(cacheTotalLine(view.cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   return `${lines.join('\n')}\n`;

@@ -20,6 +20,7 @@ export function toWindowJson(plan: WindowPlan, input: string | { readonly format
     syntheticResults: plan.syntheticResults,
     policy: plan.policy,
     clearedToolOutputs: plan.clearedToolOutputs,
+    cut: plan.cut,
     messages: plan.messages,
     request,
   };

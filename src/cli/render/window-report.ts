@@ -8,6 +8,7 @@ import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
+import { cutText, stablePrefixText } from './cut-text.js';
 
 const TITLE_WIDTH = 44;
 const TOOLS_WIDTH = 46;
@@ -57,7 +58,12 @@ export interface WindowReportSummary {
 export function renderWindowReport(
   plan: WindowPlan,
   rows: readonly WindowReportRow[],
-  options: { readonly format?: string | undefined; readonly summary?: WindowReportSummary | undefined } = {},
+  options: {
+    readonly format?: string | undefined;
+    readonly summary?: WindowReportSummary | undefined;
+    /** Name the message the stable prefix ends at (a file's view, whose message indices the reader knows). */
+    readonly messageIndices?: boolean | undefined;
+  } = {},
 ): string {
   // Loops, not Math.max(...widths): a long history has more exchanges than a call takes arguments.
   let indexWidth = 1;
@@ -100,6 +106,10 @@ export function renderWindowReport(
   const inWindow = rows.filter((row) => row.state === 'in' || row.state === 'pinned').length;
   const summarized = rows.filter((row) => row.state === 'summarized').length;
   const evicted = rows.length - inWindow;
+  // The plan's exchanges are the rows not summarized, in order: the cut is told in the rows' numbers.
+  const planned: number[] = [];
+  for (const row of rows) if (row.state !== 'summarized') planned.push(row.index);
+  const numberOf = (index: number) => planned[index] ?? index;
   // The summary is pinned as a system message: it is one of the plan's leading ones.
   const leading = plan.preambleMessages - (options.summary ? 1 : 0);
   const pinnedParts = ['framing', 'system prompt', 'tools'];
@@ -115,6 +125,8 @@ export function renderWindowReport(
     '',
     `Pinned     ${formatCount(plan.pinnedTokens, 'token')} (${pinnedParts.join(', ')})`,
     `Window     ${formatCount(plan.totalTokens, 'token')} in all${plan.budgetTokens > 0 ? ` (budget ${formatNumber(plan.budgetTokens)})` : ''}: ${formatNumber(inWindow)} of ${formatCount(rows.length, 'exchange')}, ${formatNumber(evicted)} evicted${summarized > 0 ? ` (${formatNumber(summarized)} summarized)` : ''}`,
+    `Cut        ${cutText(plan, plan.cut, numberOf)}`,
+    `Prefix     ${stablePrefixText(plan.cut, numberOf, options.messageIndices === true)}`,
     `Counting   ${counting}`,
   );
   if (plan.policy !== DEFAULT_WINDOW_POLICY.name) lines.push(`Policy     ${plan.policy}`);
