@@ -36,6 +36,20 @@ describe('what compact leaves in view with the digest', () => {
     if (measure!.requestTokensBefore >= 500) expect(measure!.requestTokensAfter).toBeLessThanOrEqual(measure!.requestTokensBefore / 2);
   });
 
+  it('digests the recorded sessions by the rules: files and their last action, commands with their outcome, errors', async () => {
+    const digestOf = async (file: string) => (await measureCompact(readRecordedConversation(file), { counter, provider: 'openai', model: 'gpt-4o', summarizer: digestSummarizer() }))!.summary!;
+    const codex = await digestOf('src/sources/__fixtures__/codex-rollout.jsonl');
+    expect(codex).toContain('Files (last action):\n- src: read\n- src/cli.ts: edited\n');
+    expect(codex).toContain('- `rg -n \'option\\(\' src` → exit 0\n');
+    const claude = await digestOf('src/sources/__fixtures__/claude-code-session.jsonl');
+    expect(claude).toContain('- /home/dev/invoices/src/invoice-service.ts: read\n');
+    expect(claude).toContain('- `npm test -- invoices` → failed: FAIL tests/invoices.test.ts\n');
+    expect(claude).toContain('- [unresolved] `npm test -- invoices`: FAIL tests/invoices.test.ts\n');
+    const parallel = await digestOf('src/sources/__fixtures__/claude-code-2.1-parallel-session.jsonl');
+    expect(parallel).toContain('- /home/dev/invoices/src/invoice.ts: edited\n- /home/dev/invoices/src/invoice-service.ts: edited\n');
+    expect(parallel).toContain('Requests:\n- Rename `total` to `amount` on Invoice, everywhere it is used, then run the invoice tests.\n');
+  });
+
   it('shows what plain eviction loses on the demo session', async () => {
     const measure = await measureCompact(readRecordedConversation('examples/long-coding-session.json'), { counter, provider: 'openai', model: 'gpt-4o', budgetTokens: 16_000 });
     expect(measure!.visiblePaths.length / measure!.paths.length).toBeLessThan(0.5);
