@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { runColdStartBenchmarks } from './cold-start.bench.js';
 import { runConversionBenchmarks } from './conversion.bench.js';
 import { runCountingBenchmarks } from './counting.bench.js';
+import { runDigestBenchmarks } from './digest.bench.js';
 import { runImportBenchmarks } from './import.bench.js';
 import { runIntegrationBenchmarks } from './integrations.bench.js';
 import { runLockRaceBenchmarks } from './lock-race.bench.js';
@@ -20,11 +21,12 @@ const quick = values.quick;
 /** `--turns N`: the integration session's length (default 200). */
 const turns = values.turns === undefined ? undefined : Number(values.turns);
 if (turns !== undefined && !(Number.isInteger(turns) && turns > 0)) throw new RangeError(`--turns takes a whole number of turns, not ${values.turns ?? ''}`);
-/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache|integrations`: one group of benchmarks. */
+/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache|integrations|digest`: one group of benchmarks. */
 const runs = (group: string) => values.only === undefined || values.only === group;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
 if (runs('import')) for (const section of await runImportBenchmarks()) console.log(`${section}\n`);
+if (runs('digest')) for (const section of await runDigestBenchmarks()) console.log(`${section}\n`);
 if (runs('counting')) for (const section of await runCountingBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('conversion')) for (const section of runConversionBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('store')) for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);

@@ -63,6 +63,7 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
     [{ budget: -5 }, 'INVALID_OPTION', /sliding-context\.config\.json: budget: /],
     [{ policy: 'halves' }, 'INVALID_POLICY', /sliding-context\.config\.json: policy: /],
     [{ condense: { thresholdPercent: 150 } }, 'INVALID_OPTION', /sliding-context\.config\.json: condense\.thresholdPercent: /],
+    [{ condense: { maxSummaryShare: 0.8 } }, 'INVALID_OPTION', /sliding-context\.config\.json: condense\.maxSummaryShare: /],
     [{ bugdet: 1000 }, 'INVALID_OPTION', /sliding-context\.config\.json: \(top level\): .*bugdet/],
   ])('refuses a bad config file, naming the field: %o', async (bad, code, message) => {
     await expect(windowWith({ 'sliding-context.config.json': JSON.stringify(bad) })).rejects.toMatchObject({ code, message: expect.stringMatching(message) });

@@ -54,6 +54,8 @@ export const CLI_CONFIG_SCHEMA = z.object({
     summarizerModel: z.string().min(1).optional(),
     baseUrl: z.url().optional(),
     customCondensingPrompt: z.string().min(1).optional(),
+    /** The most of the budget a summary may take (the digest's cap), as a fraction. */
+    maxSummaryShare: z.number().gt(0).max(0.5).optional(),
   }).strict().optional(),
 }).strict();
 

@@ -1,107 +1,117 @@
-import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import type { ModelMessage } from '../message/message.js';
-import { toolOutputText } from '../message/tool-output-text.js';
+import { DIGEST_HEADING, type DigestLine, type DigestState, digestLines, emptyDigestState, parseDigest, renderDigest } from './_digest-state.js';
+import { clip, foldExchange } from './_fold-exchange.js';
 import type { Summarizer, SummaryInput, SummaryResult } from './summarizer.js';
 
-/** The first line of every digest: it says what the lines below are. */
-export const DIGEST_HEADING = 'Earlier in this conversation (a digest of exchanges no longer in the context):';
+export { DIGEST_HEADING } from './_digest-state.js';
 
-/** Input keys that name a file, and keys that hold a command, in tool-call arguments. */
-const PATH_KEYS = ['path', 'file', 'file_path', 'filePath', 'filename', 'target_file'];
-const COMMAND_KEYS = ['command', 'cmd'];
+/** A request that must shrink before requests are dropped is clipped to this many characters. */
+const SHORT_REQUEST_CHARACTERS = 160;
 
-/** Line lengths an entry is clipped to as it ages, newest first; then entries are only counted. */
-const AGING_WIDTHS = [400, 160, 60];
-
-function clip(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+/** One step of shrinking a digest: a line replaced by a shorter one, or dropped (`undefined`). */
+interface ShrinkStep {
+  readonly line: DigestLine;
+  readonly replacement: string | undefined;
 }
-
-function textOf(message: ModelMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).filter(Boolean).join(' ');
-}
-
-function stringArgument(input: unknown, keys: readonly string[]): string | undefined {
-  if (typeof input !== 'object' || input === null) return undefined;
-  for (const key of keys) {
-    const value = (input as Record<string, unknown>)[key];
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return undefined;
-}
-
-/** One exchange as one line: the request, the tools with their key arguments, files, errors, the answer. */
-export function digestExchange(messages: readonly ModelMessage[]): string {
-  const request = messages.find((message) => message.role === 'user');
-  const tools: string[] = [];
-  const files = new Set<string>();
-  const errors: string[] = [];
-  let answer = '';
-  for (const message of messages) {
-    for (const { part } of toolCallsOf(message)) {
-      const path = stringArgument(part.input, PATH_KEYS);
-      const command = stringArgument(part.input, COMMAND_KEYS);
-      if (path) files.add(path);
-      tools.push(command ? `${part.toolName} \`${clip(command, 60)}\`` : path ? `${part.toolName} ${path}` : part.toolName);
-    }
-    for (const { part } of toolResultsOf(message)) {
-      if (part.output.type === 'error-text' || part.output.type === 'error-json') errors.push(`${part.toolName}: ${clip(toolOutputText(part.output), 80)}`);
-    }
-    if (message.role === 'assistant' && textOf(message).trim() !== '') answer = textOf(message);
-  }
-  const fields = [`asked "${clip(request ? textOf(request) : '', 120)}"`];
-  if (tools.length > 0) fields.push(`tools: ${tools.join(', ')}`);
-  if (files.size > 0) fields.push(`files: ${[...files].join(', ')}`);
-  if (errors.length > 0) fields.push(`errors: ${errors.join('; ')}`);
-  if (answer !== '') fields.push(`answered "${clip(answer, 160)}"`);
-  return `- ${fields.join(' · ')}`;
-}
-
-const EARLIER = /^- \((\d+) earlier exchanges?, condensed\)$/;
 
 /**
- * Ages a digest until it fits `maxTokens`: the oldest entries are clipped shorter and shorter,
- * then folded into a count. The newest entries are the last to shrink.
+ * The order in which lines give way when the digest is over its cap, least valuable first; within
+ * a rank, the oldest first. Files and constraints go last of all: files read, then constraints,
+ * then the files changed.
  */
-function fitDigest(entries: readonly string[], folded: number, maxTokens: number, countTokens: (text: string) => number): string {
-  const render = (lines: readonly string[], count: number) =>
-    [DIGEST_HEADING, ...(count > 0 ? [`- (${count} earlier exchange${count === 1 ? '' : 's'}, condensed)`] : []), ...lines].join('\n');
-  const lines = [...entries];
-  let count = folded;
-  const over = () => countTokens(render(lines, count)) > maxTokens;
-  // Every line but the newest, oldest first, at each width in turn; then the oldest are folded.
-  for (const width of AGING_WIDTHS) {
-    for (let index = 0; index < lines.length - 1 && over(); index++) lines[index] = clip(lines[index] as string, width);
-  }
-  while (lines.length > 1 && over()) {
-    lines.shift();
-    count++;
-  }
-  // The newest line last of all.
-  for (const width of AGING_WIDTHS) if (lines.length > 0 && over()) lines[0] = clip(lines[0] as string, width);
-  if (lines.length > 0 && over()) {
-    lines.shift();
-    count++;
-  }
-  return render(lines, count);
+function shrinkSteps(lines: readonly DigestLine[]): ShrinkStep[] {
+  const oldestFirst = (section: DigestLine['section'], keep: (line: DigestLine) => boolean = () => true) =>
+    lines.filter((line) => line.section === section && keep(line));
+  const drop = (chosen: readonly DigestLine[]) => chosen.map((line) => ({ line, replacement: undefined }));
+  const failed = (line: DigestLine) => / → (exit [1-9-]|failed)/.test(line.text) || line.text.startsWith('[unresolved]');
+  const read = (line: DigestLine) => line.text.endsWith(': read');
+  // The newest few of the cheap sections stay until the requests have been shortened.
+  const recentCount = 3;
+  const older = (chosen: readonly DigestLine[]) => chosen.slice(0, Math.max(0, chosen.length - recentCount));
+  const recent = (chosen: readonly DigestLine[]) => chosen.slice(Math.max(0, chosen.length - recentCount));
+  const cheap = [
+    oldestFirst('earlier'),
+    oldestFirst('decisions'),
+    oldestFirst('commands', (line) => !failed(line)),
+    oldestFirst('done'),
+    oldestFirst('errors', (line) => !failed(line)),
+  ];
+  return [
+    ...cheap.flatMap((chosen) => drop(older(chosen))),
+    ...oldestFirst('requests', (line) => line.text.length > SHORT_REQUEST_CHARACTERS).map((line) => ({ line, replacement: clip(line.text, SHORT_REQUEST_CHARACTERS) })),
+    ...cheap.flatMap((chosen) => drop(recent(chosen))),
+    ...drop(oldestFirst('requests')),
+    ...drop(oldestFirst('openItems').reverse()),
+    ...drop(oldestFirst('commands', failed)),
+    ...drop(oldestFirst('errors', failed)),
+    ...drop(oldestFirst('files', read)),
+    ...drop(oldestFirst('constraints')),
+    ...drop(oldestFirst('files', (line) => !read(line))),
+  ];
 }
 
 /**
- * The default summarizer: no model, no cost, the same output for the same input. Each evicted
- * exchange becomes one line (who asked what, which tools with their paths and commands, which
- * files, any errors, the final answer, all clipped). It is rolling: older lines are compressed
- * further as they age, so the digest stays within `maxTokens`.
+ * The lines shown: a constraint a shown request holds word for word is left out, and comes back
+ * when that request is shortened or dropped.
+ */
+function shownLines(current: ReadonlyMap<DigestLine, string | undefined>): DigestLine[] {
+  const kept: DigestLine[] = [];
+  for (const [line, text] of current) if (text !== undefined) kept.push({ ...line, text });
+  const requests = kept.filter((line) => line.section === 'requests').map((line) => line.text);
+  return kept.filter((line) => line.section !== 'constraints' || !requests.some((request) => request.includes(line.text)));
+}
+
+/**
+ * The digest of a state within `maxTokens`: while it is over, lines give way in the order of
+ * {@link shrinkSteps}. Per-line counts steer the loop; the whole text is counted before it stops.
+ */
+function fitDigest(state: DigestState, maxTokens: number, countTokens: (text: string) => number): string {
+  const current = new Map<DigestLine, string | undefined>(digestLines(state).map((line) => [line, line.text]));
+  let text = renderDigest(shownLines(current));
+  if (countTokens(text) <= maxTokens) return text;
+  const lineTokens = new Map<string, number>();
+  const tokensOf = (line: DigestLine) => {
+    let tokens = lineTokens.get(line.text);
+    if (tokens === undefined) lineTokens.set(line.text, (tokens = countTokens(`- ${line.text}\n`)));
+    return tokens;
+  };
+  // Close to the cap the estimate is checked against a count of the whole text.
+  const slackTokens = 16;
+  for (const step of shrinkSteps([...current.keys()])) {
+    if (current.get(step.line) === undefined) continue;
+    current.set(step.line, step.replacement);
+    const shown = shownLines(current);
+    if (shown.reduce((sum, line) => sum + tokensOf(line), countTokens(DIGEST_HEADING)) > maxTokens + slackTokens) continue;
+    text = renderDigest(shown);
+    if (countTokens(text) <= maxTokens) return text;
+  }
+  return DIGEST_HEADING;
+}
+
+/** The digest of one exchange, uncapped: its sections under the heading. */
+export function digestExchange(messages: readonly ModelMessage[]): string {
+  const state = emptyDigestState();
+  foldExchange(state, messages);
+  return renderDigest(digestLines(state));
+}
+
+/**
+ * The default summarizer: no model, no cost, the same text for the same history. The digest keeps
+ * the user's requests (whole up to 600 characters) and, verbatim, their sentences with a rule word
+ * (must, never, always, don't) or a number; the files touched with the last action on each, from
+ * tool-call arguments, shell commands and patches; commands with their exit code and first error
+ * line; errors and whether a later step resolved them; the final answers, shortened; a ledger of
+ * completed work; and the open items of the latest todo list or plan. It is rolling: the previous
+ * digest is read back and the new exchanges folded in. Within `maxTokens`, the least valuable
+ * lines give way first (old answers, passing commands, the ledger), constraints and files last.
  */
 export function digestSummarizer(): Summarizer {
   return {
     name: 'digest',
     summarize(input: SummaryInput): Promise<SummaryResult> {
-      const previous = (input.previousSummary ?? '').split('\n').filter((line) => line.startsWith('- '));
-      const folded = previous.reduce((sum, line) => sum + Number(EARLIER.exec(line)?.[1] ?? 0), 0);
-      const entries = [...previous.filter((line) => !EARLIER.test(line)), ...input.exchanges.map(digestExchange)];
-      const text = fitDigest(entries, folded, input.maxTokens, input.countTokens);
+      const state = parseDigest(input.previousSummary);
+      for (const exchange of input.exchanges) foldExchange(state, exchange);
+      const text = fitDigest(state, input.maxTokens, input.countTokens);
       return Promise.resolve({ text, cost: { inputTokens: 0, outputTokens: 0, usd: 0 }, finishReason: 'stop' });
     },
   };

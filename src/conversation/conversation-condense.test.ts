@@ -37,8 +37,8 @@ describe('Conversation condensing', () => {
     expect(report.totalTokens).toBeLessThanOrEqual(2000);
     expect(report.messages.filter(isSummaryMessage)).toHaveLength(1);
     expect(report.messages[0]).toMatchObject({ role: 'system', providerOptions: { 'sliding-context': { summary: true } } });
-    // The digest names the files of the exchanges it stands for (older ones folded into a count).
-    expect(JSON.stringify(report.messages[0]?.content)).toMatch(/files: src\/\d+\.ts/);
+    // The digest names the files of the exchanges it stands for, with the last action on each.
+    expect(report.messages[0]?.content).toMatch(/^Files \(last action\):\n- src\/\d+\.ts: read$/m);
     expect(report.messages[1]?.role).toBe('user');
     expect(events.some((event) => event.type === 'summary-created')).toBe(true);
     // Condensing at the threshold (75% of the budget) kept the window from ever needing to evict.

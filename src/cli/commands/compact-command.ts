@@ -44,7 +44,8 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
   await withCliStore(io, flags, async (store) => {
     const { provider, model, settings } = await agentTarget(io, store, agentId, flags);
     const counter = await loadCliCounter(io, provider, model);
-    const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense: { summarizer, thresholdPercent } });
+    const condense = { summarizer, thresholdPercent, maxSummaryShare: config.condense?.maxSummaryShare };
+    const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense });
     // On a terminal the summary is previewed and applied only on a yes, as the chat's /compact does.
     const ask = flags.json !== true && flags.yes !== true && flags.dryRun !== true ? io.confirm : undefined;
     if (ask) {

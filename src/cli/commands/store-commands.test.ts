@@ -66,6 +66,10 @@ describe('the store commands', () => {
     const preview = JSON.parse((await runCli(['compact', agentId, '--dry-run', '--json', ...flags])).stdout) as { summary: string; coveredExchanges: number; tokensBefore: number; tokensAfter: number; fallback: null };
     expect(preview).toMatchObject({ summary: expect.stringContaining('Earlier in this conversation'), coveredExchanges: 59, fallback: null });
     expect(preview.tokensAfter).toBeLessThan(preview.tokensBefore);
+    // The config file's condense.maxSummaryShare caps the digest.
+    const config = { 'sliding-context.config.json': JSON.stringify({ condense: { maxSummaryShare: 0.01 } }) };
+    const capped = JSON.parse((await runCli(['compact', agentId, '--dry-run', '--json', ...flags], { files: config })).stdout) as { summary: string };
+    expect(capped.summary.length).toBeLessThan(preview.summary.length / 2);
     expect((await runCli(['history', agentId, '--json', ...flags])).stdout).toBe(before);
     const done = await runCli(['compact', agentId, ...flags]);
     expect(done.stdout).toContain('The summary now covers 59 exchanges');
