@@ -7,7 +7,7 @@ import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import { loadWindow } from './load-window.js';
 import { runsEndingAtRewinds, takeRun } from './take-run.js';
 import { keptCutPosition } from './kept-cut.js';
-import { evictedRange } from './evicted-range.js';
+import { evictionRecord, storedAsText } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
@@ -132,20 +132,9 @@ export class Conversation {
   }
 
   #newState(counter: TokenCounter): WindowState {
-    return new WindowState({
-      ...this.#target,
-      counter,
-      system: this.#settings.system,
-      tools: this.#settings.tools,
-      budgetTokens: this.#workingBudget,
-      pinFirstExchange: this.#settings.pinFirstExchange,
-      policy: this.#policy,
-      storedAs: (index) => {
-        const position = this.#positions[index];
-        if (!position) return 'the summary';
-        return position.agentId === this.agentId ? `message ${position.seq}` : `message ${position.seq} of agent ${position.agentId}`;
-      },
-    });
+    const { system, tools, pinFirstExchange } = this.#settings;
+    const storedAs = (index: number) => storedAsText(this.#positions[index], this.agentId);
+    return new WindowState({ ...this.#target, counter, system, tools, budgetTokens: this.#workingBudget, pinFirstExchange, policy: this.#policy, storedAs });
   }
 
   /**
@@ -298,12 +287,8 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const range = evictedRange(this.#state, this.#positions, result.evicted);
-      if (range) {
-        await this.#options.store.recordRanges(this.agentId, [
-          { kind: 'evicted', ...range, data: { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: this.#state.budgetTokens } },
-        ]);
-      }
+      const record = evictionRecord(this.#state, this.#positions, result, reason);
+      if (record) await this.#options.store.recordRanges(this.agentId, [record]);
     }
     return result;
   }
@@ -401,18 +386,10 @@ export class Conversation {
 
   /** The `/history` view: the plan over the whole history, every exchange, and the summary in force. */
   historyView(): Promise<PlannedHistory> {
-    return planHistoryView({
-      policy: this.#policy,
-      ...this.#target,
-      preambleCount: this.#options.counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools }),
-      store: this.#options.store,
-      agentId: this.agentId,
-      budgetTokens: this.#settings.budgetTokens,
-      system: this.#settings.system,
-      tools: this.#settings.tools,
-      pinFirstExchange: this.#settings.pinFirstExchange,
-      loadCounter: () => Promise.resolve(this.#options.counter),
-    });
+    const { counter, store } = this.#options;
+    const preambleCount = counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools });
+    const loadCounter = () => Promise.resolve(counter);
+    return planHistoryView({ ...this.#settings, ...this.#target, policy: this.#policy, preambleCount, store, agentId: this.agentId, loadCounter });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { MessagePosition } from '../store/history-store.js';
-import type { WindowState } from '../window/window-state.js';
+import type { PruneResult, WindowState } from '../window/window-state.js';
 
 /**
  * Where the exchanges a prune evicted are stored: the first message of the oldest and the last
@@ -22,4 +22,21 @@ export function evictedRange(
   const from = first && positions[first.firstMessage];
   const to = last && positions[last.lastMessage];
   return from && to ? { first: from, last: to } : undefined;
+}
+
+/**
+ * The record of what a prune evicted, as the store keeps it (a range of the history, with how many
+ * exchanges, why, and the window's tokens after); undefined when nothing stored was evicted.
+ */
+export function evictionRecord(state: WindowState, positions: readonly (MessagePosition | undefined)[], result: PruneResult, reason: string) {
+  const range = evictedRange(state, positions, result.evicted);
+  if (!range) return undefined;
+  const data = { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: state.budgetTokens };
+  return { kind: 'evicted' as const, ...range, data };
+}
+
+/** Where a window message is stored, as an error names it: `message 12`, `message 3 of agent …`, or the summary. */
+export function storedAsText(position: MessagePosition | undefined, agentId: string): string {
+  if (!position) return 'the summary';
+  return position.agentId === agentId ? `message ${position.seq}` : `message ${position.seq} of agent ${position.agentId}`;
 }

@@ -1,6 +1,8 @@
 import type { TokenCount } from '../tokens/token-counter.js';
 import { groupByCallMessage, type UnansweredCall } from '../exchange/aborted-results.js';
 import type { ToolPairing } from '../exchange/tool-pairing.js';
+import type { toolPartsOf } from '../exchange/tool-parts.js';
+import { pairingError } from '../exchange/require-valid-conversation.js';
 
 /** What a {@link WindowState} keeps of one exchange: its bounds, its counts and its pairing. */
 export interface ExchangeRecord {
@@ -23,4 +25,26 @@ export const sortedGroupCounts = (exchange: ExchangeRecord) => [...exchange.grou
 export function abortedGroups(exchange: ExchangeRecord, entries: readonly (readonly [number, TokenCount])[]): (readonly UnansweredCall[])[] {
   const byCallMessage = groupByCallMessage(exchange.pairing.unanswered().map(([, call]) => call));
   return entries.map(([callMessage]) => byCallMessage.get(callMessage) ?? []);
+}
+
+/**
+ * Feeds a message's calls and results to a pairing; returns the call messages whose unanswered
+ * calls changed.
+ * @throws SlidingContextError for the first part that breaks the pairing.
+ */
+export function pairParts(pairing: ToolPairing<UnansweredCall>, parts: ReturnType<typeof toolPartsOf>, index: number): Set<number> {
+  const touched = new Set<number>();
+  for (const { part, partIndex } of parts) {
+    const toolCallId = part.toolCallId;
+    if (part.type === 'tool-call') {
+      const problem = pairing.call(toolCallId, { toolCallId, toolName: part.toolName, callMessage: index });
+      if (problem) throw pairingError({ code: problem, messageIndex: index, partIndex, toolCallId });
+      touched.add(index);
+      continue;
+    }
+    const paired = pairing.result(toolCallId);
+    if (paired.problem) throw pairingError({ code: paired.problem, messageIndex: index, partIndex, toolCallId });
+    touched.add(paired.call.callMessage);
+  }
+  return touched;
 }

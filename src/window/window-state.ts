@@ -1,5 +1,5 @@
 import { startsExchange } from '../exchange/detect-exchanges.js';
-import { leadInError, pairingError } from '../exchange/require-valid-conversation.js';
+import { leadInError } from '../exchange/require-valid-conversation.js';
 import { toolPartsOf } from '../exchange/tool-parts.js';
 import { ToolPairing } from '../exchange/tool-pairing.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
@@ -11,8 +11,8 @@ import {
   type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { abortedGroups, type ExchangeRecord, sortedGroupCounts, tokensOf } from './exchange-record.js';
-import { buildAbortedResultMessage, insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
+import { abortedGroups, type ExchangeRecord, pairParts, sortedGroupCounts, tokensOf } from './exchange-record.js';
+import { buildAbortedResultMessage, insertAbortedResults } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
@@ -333,36 +333,14 @@ export class WindowState {
    */
   #requireValidPairing(message: ModelMessage, index: number, exchange: ExchangeRecord): void {
     const parts = toolPartsOf(message);
-    if (parts.length > 0) this.#pair(exchange.pairing.copy(new Set(parts.map(({ part }) => part.toolCallId))), parts, index);
-  }
-
-  /**
-   * Feeds a message's calls and results to a pairing; returns the call messages whose unanswered
-   * calls changed.
-   * @throws SlidingContextError for the first part that breaks the pairing.
-   */
-  #pair(pairing: ToolPairing<UnansweredCall>, parts: ReturnType<typeof toolPartsOf>, index: number): Set<number> {
-    const touched = new Set<number>();
-    for (const { part, partIndex } of parts) {
-      const toolCallId = part.toolCallId;
-      if (part.type === 'tool-call') {
-        const problem = pairing.call(toolCallId, { toolCallId, toolName: part.toolName, callMessage: index });
-        if (problem) throw pairingError({ code: problem, messageIndex: index, partIndex, toolCallId });
-        touched.add(index);
-        continue;
-      }
-      const paired = pairing.result(toolCallId);
-      if (paired.problem) throw pairingError({ code: paired.problem, messageIndex: index, partIndex, toolCallId });
-      touched.add(paired.call.callMessage);
-    }
-    return touched;
+    if (parts.length > 0) pairParts(exchange.pairing.copy(new Set(parts.map(({ part }) => part.toolCallId))), parts, index);
   }
 
   #addToExchange(exchange: ExchangeRecord, message: ModelMessage, index: number, count: TokenCount) {
     const before = tokensOf(exchange);
     exchange.lastMessage = index;
     exchange.messageTokens += count.tokens;
-    for (const callMessage of this.#pair(exchange.pairing, toolPartsOf(message), index)) this.#recountGroup(exchange, callMessage);
+    for (const callMessage of pairParts(exchange.pairing, toolPartsOf(message), index)) this.#recountGroup(exchange, callMessage);
     if (this.#isCounted(this.#exchanges.length - 1))
       this.#windowTokens += tokensOf(exchange) - before;
   }
