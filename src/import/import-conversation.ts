@@ -126,7 +126,8 @@ export async function importConversation(
     ? await planSyncImport(store, agentId, { messages: conversation.messages, system: conversation.system, tools: conversation.tools })
     : undefined;
   const messages = sync ? sync.newMessages : conversation.messages;
-  const earlier = agentId === undefined ? [] : (await store.history(agentId)).map((entry) => entry.message);
+  // A sync has read the agent's history already.
+  const earlier = sync ? sync.stored : agentId === undefined ? [] : (await store.history(agentId)).map((entry) => entry.message);
   const unanswered = requireValidConversation(applyEvents([...earlier, ...messages]));
   progress?.({ stage: 'counting', done: 0, total: messages.length });
   const counts = messages.map((message, index) => {
