@@ -8,13 +8,33 @@
  * before.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
 
 /** Pure ES modules of many small files: these go into the bundle. */
 const BUNDLED = new Set(['kysely', 'zod', 'image-size', 'llm-zoo', 're2js']);
 
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name));
+
+/**
+ * zod's `locales` namespace holds the error messages of some sixty languages, half of zod's code,
+ * which every command would parse at start; the command line speaks English, so the bundle's
+ * namespace holds English only (the messages zod uses by default, imported on their own anyway).
+ */
+const englishZodLocales: Plugin = {
+  name: 'english-zod-locales',
+  setup(bundle) {
+    bundle.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[/\\]zod[/\\]v4[/\\](classic|core)[/\\]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales'), namespace: 'english-zod-locales' } : undefined,
+    );
+    bundle.onLoad({ filter: /.*/, namespace: 'english-zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      resolveDir: args.path,
+      loader: 'js',
+    }));
+  },
+};
 
 // Chunks are named by their content: the last build's would stay behind.
 rmSync('dist/cli/chunks', { recursive: true, force: true });
@@ -30,4 +50,5 @@ await build({
   external,
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [englishZodLocales],
 });

@@ -14,6 +14,7 @@ import { type TurnCacheUsage, withCacheUsage } from './prompt-cache.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
 import { indexOfPosition, keptCutPosition } from './kept-cut.js';
 import type { WindowPlan } from '../window/window-plan.js';
+import { type StoredSyntheticResult, storedSyntheticResultCounter } from './synthetic-result-counts.js';
 
 /** An exchange as the `/history` view shows it. */
 export interface ExchangeHistory {
@@ -55,6 +56,8 @@ export interface StoredHistoryOptions {
   readonly policy?: WindowPolicy | undefined;
   /** The preamble's count, when it is known without a counter. */
   readonly preambleCount?: TokenCount | undefined;
+  /** Stored counts of the synthetic results for calls left unanswered (see `syntheticResultCountsMeta`). */
+  readonly syntheticResults?: readonly StoredSyntheticResult[] | undefined;
   /** Called only when some count is not stored for this model. */
   readonly loadCounter: () => Promise<TokenCounter>;
 }
@@ -88,8 +91,8 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   for (const [index, entry] of visible.entries()) {
     if (entry.count?.target === target) known.set(messages[index] as ModelMessage, entry.count);
   }
-  // Synthetic results for unanswered calls are counted when the plan is made.
-  const needsCounter = known.size < messages.length || options.preambleCount === undefined || requireValidConversation(messages).length > 0;
+  // Synthetic results for unanswered calls are counted when the plan is made, from stored counts if kept.
+  const needsCounter = known.size < messages.length || options.preambleCount === undefined;
   const summary = await activeSummary(options.store, options.agentId);
   const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
   return { ...(await planAroundSummary({ ...options, keptCut }, summary, messages, visible, known, needsCounter)), messages };
@@ -133,7 +136,9 @@ async function planAroundSummary(
     const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
     placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
   }
-  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: countsKnown ? undefined : await options.loadCounter() });
+  // With every other count known, the synthetic results' stored counts may spare the tokenizer.
+  const synthetic = countsKnown ? storedSyntheticResultCounter(planned, options.syntheticResults ?? []) : undefined;
+  const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: synthetic ?? (await options.loadCounter()) });
   const cutAt = options.keptCut ? indexOfPosition(placed, options.keptCut) : -1;
   // A cache-aware window with no cut kept has its cut at the start: the plan reports it kept or moved from there.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
@@ -172,20 +177,20 @@ export async function planHistoryView(options: StoredHistoryOptions & { readonly
  * Plans the `/history` view from an outline alone (role, stored count, title, tool calls and
  * results of each message): the same plan as {@link planStoredHistory} when every count is
  * stored for this model and the tool calls and results pair up (a call left unanswered loads
- * the model's counter); otherwise undefined, and the bodies must be read.
+ * the model's counter, unless its synthetic result's count is stored); otherwise undefined, and
+ * the bodies must be read.
  */
 export async function planOutlinedHistory(outline: HistoryOutline, options: OutlinePlanOptions): Promise<PlannedHistory | undefined> {
   const target = countTargetKey(options);
   if (options.preambleCount === undefined || !outline.messages.every((entry) => entry.count?.target === target)) return undefined;
   const messages = outline.messages.map(skeletonOf);
-  const unanswered = unansweredCallCount(messages);
-  if (unanswered === undefined) return undefined;
+  if (!pairsUp(messages)) return undefined;
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
-  // names alone, so the model's counter counts them from the skeletons as from the bodies.
+  // names alone, so they are counted from the skeletons as from the bodies.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const keptCut = options.keptCut ?? (keepsCut ? outline.keptCut : undefined);
-  const planned = await planAroundSummary({ ...options, keptCut }, outline.summary, messages, outline.messages, known, unanswered > 0);
+  const planned = await planAroundSummary({ ...options, keptCut }, outline.summary, messages, outline.messages, known, false);
   return withCacheUsage(planned, outline.cacheUsage);
 }
 
@@ -214,13 +219,14 @@ function skeletonOf(entry: MessageOutline): ModelMessage {
   }
 }
 
-/** How many tool calls are left unanswered, or undefined when the messages do not pair up at all. */
-function unansweredCallCount(messages: readonly ModelMessage[]): number | undefined {
+/** Whether the tool calls and results pair up (calls left unanswered allowed). */
+function pairsUp(messages: readonly ModelMessage[]): boolean {
   try {
-    return requireValidConversation(messages).length;
+    requireValidConversation(messages);
+    return true;
   } catch {
     // The bodies are read instead, and the error names the exact part.
-    return undefined;
+    return false;
   }
 }
 

@@ -1,4 +1,5 @@
 import { newAgentMeta } from '../conversation/agent-settings.js';
+import { syntheticResultCountsMeta } from '../conversation/synthetic-result-counts.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { applyEvents } from '../message/apply-events.js';
@@ -63,7 +64,7 @@ export interface ImportResult {
 }
 
 /** The model an import is counted for: the one given, else the input's, else the default. */
-function importTarget(input: ImportedConversation, options: ImportOptions): CountTarget {
+export function importTarget(input: ImportedConversation, options: Pick<ImportOptions, 'provider' | 'model'>): CountTarget {
   if (!('brokenLines' in input)) return resolveTarget(input, options);
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   const provider = options.provider ?? (input.format === 'claude-code' ? 'anthropic' : DEFAULT_PROVIDER);
@@ -125,8 +126,9 @@ export async function importConversation(
     ? await planSyncImport(store, agentId, { messages: conversation.messages, system: conversation.system, tools: conversation.tools })
     : undefined;
   const messages = sync ? sync.newMessages : conversation.messages;
-  const earlier = agentId === undefined ? [] : (await store.history(agentId)).map((entry) => entry.message);
-  requireValidConversation(applyEvents([...earlier, ...messages]));
+  // A sync has read the agent's history already.
+  const earlier = sync ? sync.stored : agentId === undefined ? [] : (await store.history(agentId)).map((entry) => entry.message);
+  const unanswered = requireValidConversation(applyEvents([...earlier, ...messages]));
   progress?.({ stage: 'counting', done: 0, total: messages.length });
   const counts = messages.map((message, index) => {
     progress?.({ stage: 'counting', done: index + 1, total: messages.length });
@@ -138,7 +140,13 @@ export async function importConversation(
   // An export read back keeps when each message was written, as a new agent's history.
   const createdAt = 'createdAt' in conversation && agentId === undefined ? { createdAt: conversation.createdAt } : {};
   const preambleTokens = () => counter.countPreamble({ ...target, ...settings });
-  const meta = () => ({ ...newAgentMeta(target, settings, preambleTokens()), format: conversation.format, ...requestOptionsMeta(conversation) });
+  // The counts of the synthetic results for calls left open let the agent's window be planned without a tokenizer.
+  const meta = () => ({
+    ...newAgentMeta(target, settings, preambleTokens()),
+    format: conversation.format,
+    ...requestOptionsMeta(conversation),
+    ...syntheticResultCountsMeta(unanswered, counter, target),
+  });
   const appendTo = async (id: string) => {
     if (options.name !== undefined) await store.renameAgent(id, options.name);
     // A sync with nothing new writes nothing.

@@ -16,6 +16,8 @@ export interface SyncInput {
 export interface SyncPlan {
   readonly newMessages: Message[];
   readonly heldMessages: number;
+  /** Every message the agent held, events included, as its history read them. */
+  readonly stored: readonly Message[];
 }
 
 /** JSON with keys sorted: two messages are the same when these agree, whatever their key order. */
@@ -116,5 +118,5 @@ export async function planSyncImport(store: HistoryStore, agentId: string, input
       `import --sync into ${agentId}: ${reason} (a ${held.rest[stored.origins[at] ?? 0]?.role ?? 'message'}); the stored history must be a prefix of the body, so nothing was appended.`,
     );
   }
-  return { newMessages: body.rest.slice(next), heldMessages: held.rest.length + held.system.length };
+  return { newMessages: body.rest.slice(next), heldMessages: held.rest.length + held.system.length, stored: rows.map((entry) => entry.message) };
 }

@@ -1,12 +1,13 @@
 import type { ImportFlags } from './import-command-line.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
-import { importConversation as importIntoStore, type ImportResult } from '../../import/import-conversation.js';
+import { importConversation as importIntoStore, type ImportResult, importTarget } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
 import type { HistoryStore } from '../../store/history-store.js';
+import type { CountTarget } from '../../tokens/token-counter.js';
 import { TRANSCRIPT_FORMATS } from '../../sources/read-transcript.js';
 import type { CliIo } from '../cli-io.js';
 import { requireAgentName } from '../agent-name-option.js';
-import { loadCliCounter } from '../load-cli-counter.js';
+import { loadCliCounter, preloadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { parseFormatOption, readInputText } from '../read-conversation-input.js';
 import { formatCount } from '../render/format-count.js';
@@ -85,8 +86,10 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 /** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportFile(io, file, flags);
+  // The tokenizer loads while the store opens: each is a good part of a small import's time.
+  const loadCounter = preloadCliCounter(io, importTarget(input, flags));
   // Appending to an agent needs the store it is in: only a new agent may create one.
-  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io, signal), { create: flags.agent === undefined });
+  await withCliStore(io, flags, (store) => importConversation(store, input, flags, io, signal, loadCounter), { create: flags.agent === undefined });
 }
 
 /** Progress bars for the counting and storing stages of an import, drawn when `write` is given. */
@@ -126,7 +129,14 @@ function importSummary(result: ImportResult): string {
  * and prints the agent id (and the JSON report with `--json`); broken lines and progress go to
  * stderr. Nothing is written if the conversation is broken; `signal` aborts the storing transaction.
  */
-export async function importConversation(store: HistoryStore, input: ImportInput, flags: ImportFlags, io: CliIo, signal?: AbortSignal): Promise<string> {
+export async function importConversation(
+  store: HistoryStore,
+  input: ImportInput,
+  flags: ImportFlags,
+  io: CliIo,
+  signal?: AbortSignal,
+  loadCounter = (target: CountTarget) => loadCliCounter(io, target.provider, target.model),
+): Promise<string> {
   const write = io.stderrIsTerminal === true && input.messages.length >= PROGRESS_FROM_MESSAGES ? (text: string) => io.stderr.write(text) : undefined;
   const bars = importProgressBars(write);
   const result = await importIntoStore(store, { conversation: input }, {
@@ -136,7 +146,7 @@ export async function importConversation(store: HistoryStore, input: ImportInput
     provider: flags.provider,
     model: flags.model,
     signal,
-    loadCounter: (target) => loadCliCounter(io, target.provider, target.model),
+    loadCounter,
     onProgress: (progress) => {
       if (progress.stage === 'read') for (const broken of progress.brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
       else bars.update(progress.stage, progress.done, progress.total);

@@ -1,6 +1,7 @@
 import type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
 import type { HistoryFlags } from './store-command-lines.js';
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
+import { storedSyntheticResults } from '../../conversation/synthetic-result-counts.js';
 import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
   type ExchangeHistory,
@@ -73,12 +74,9 @@ async function targetOfMeta(io: CliIo, meta: Readonly<Record<string, unknown>>, 
  * unless one is missing.
  */
 export async function planAgentHistory(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
-  const options = await storedHistoryOptions(io, store, agentId, flags);
-  return { ...(await planStoredHistory(options)), settings: options };
-}
-
-async function storedHistoryOptions(io: CliIo, store: HistoryStore, agentId: string, flags: TargetFlags) {
-  return { ...(await outlinePlanOptions(io, await store.agentMeta(agentId), flags)), store, agentId };
+  const meta = await store.agentMeta(agentId);
+  const options = { ...(await outlinePlanOptions(io, meta, flags)), store, agentId };
+  return { ...(await planStoredHistory(options)), settings: options, meta };
 }
 
 /** What planning an agent's history takes, from its stored meta and the flags. */
@@ -89,6 +87,7 @@ async function outlinePlanOptions(io: CliIo, meta: Readonly<Record<string, unkno
     provider,
     model,
     preambleCount: storedPreambleCount(meta, { provider, model }),
+    syntheticResults: storedSyntheticResults(meta, { provider, model }),
     loadCounter: () => loadCliCounter(io, provider, model),
   };
 }

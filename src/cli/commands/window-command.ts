@@ -61,8 +61,8 @@ export type AgentWindowFlags = StoreCommandFlags & TargetFlags & { readonly body
  * imported in (else its provider's own), with the request options it came with.
  */
 export async function planAgentWindow(store: HistoryStore, agentId: string, flags: TargetFlags, io: CliIo) {
-  const [planned, meta] = await Promise.all([planAgentHistory(io, store, agentId, flags), store.agentMeta(agentId)]);
-  const { plan, settings } = planned;
+  const planned = await planAgentHistory(io, store, agentId, flags);
+  const { plan, settings, meta } = planned;
   const format = wireFormats.find((candidate) => candidate === meta.format && candidate !== 'neutral') ?? providerWireFormat(plan.provider);
   const options = format === meta.format && isRecord(meta.requestOptions) ? meta.requestOptions : {};
   const model = typeof options.model === 'string' ? options.model : plan.model;
