@@ -48,8 +48,7 @@ const configurations: readonly Configuration[] = [
   { name: 'LangChain summarizationMiddleware', make: langchainSummarization },
   { name: 'LangChain + slidingContextMiddleware (ours)', make: langchainSlidingContext, ours: true },
   { name: 'Mastra TokenLimiterProcessor', make: mastraTokenLimiter },
-  // Ours for Mastra: the `sliding-context/mastra` processor, once it exists (bench/peers/mastra-agent-runner.ts).
-  { name: 'Mastra + sliding-context processor (ours)', make: mastraSlidingContext, ours: true, absent: 'not run: `sliding-context/mastra` is not in this build yet' },
+  { name: 'Mastra + sliding-context processor (ours)', make: mastraSlidingContext, ours: true },
 ];
 
 interface Measured {
@@ -185,7 +184,7 @@ export async function runIntegrationBenchmarks(quick: boolean, turns: number = q
     `### Integrations: a ${turns}-turn session in each framework's agent loop, budget ${BUDGET.toLocaleString('en-US')} tokens (goal: ours zero orphans and zero over budget, last ${ENDS} turns within 1.5× of the first ${ENDS})\n\n`
     + `${markdownTable(header, results.map(row))}\n\n`
     + `Seeded coding traffic (seed ${TRAFFIC_SEED}): ${turns} user requests, ${steps.toLocaleString('en-US')} model calls scripted (tool loops of 0 to 6 steps, three steps in ten with 2 to 4 parallel calls, one tool output in twenty 6 to 30 KB), served by a loopback OpenAI Chat Completions server that answers at once; ${WARM_UP_TURNS} warm-up turns on a store of their own first. `
-    + '"hook ms/turn": time in the middleware or processor (our middleware, `pruneMessages` in `prepareStep`, the LangChain middleware, the Mastra processor\'s input hooks), the model call it wraps and a summarizer\'s request left out, ours with its PGlite store writes. '
+    + '"hook ms/turn": time in the middleware or processor (our middleware, `pruneMessages` in `prepareStep`, the LangChain middleware, the Mastra processors\' hooks), the model call it wraps and a summarizer\'s request left out, ours with its PGlite store writes. '
     + '"loop ms/turn": the framework call\'s wall time less the server\'s. Requests are judged as the server received them, counted exactly for gpt-4o. '
     + `${floor} of the ${steps.toLocaleString('en-US')} scripted requests are over the budget with the current exchange alone (its request and tool loop so far), so a window that keeps the latest exchange whole sends them over it. `
     + `A peer stops after ${TIME_LIMIT_MS / 1000} s; ours runs every turn.`

@@ -56,6 +56,16 @@ export class HookClock {
     }
   }
 
+  /** `time` for a hook that returns at once, keeping its synchronous result. */
+  timeSync<T>(work: () => T): T {
+    const start = performance.now();
+    try {
+      return work();
+    } finally {
+      this.#ms += performance.now() - start;
+    }
+  }
+
   async exclude<T>(inner: () => T | PromiseLike<T>): Promise<T> {
     const start = performance.now();
     try {
