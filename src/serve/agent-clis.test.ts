@@ -121,20 +121,16 @@ const codex: AgentCli = {
   },
   keyHeader: ['authorization', `Bearer ${API_KEY}`],
   runTurn: (binaries, task, turnIndex, baseUrl, home) => {
+    // The provider exactly as the README sets it up; then what a test run needs (no analytics, no update check).
     const config = [
-      'model_provider=scripted',
-      'model_providers.scripted.name="scripted"',
-      `model_providers.scripted.base_url="${baseUrl}/v1"`,
-      'model_providers.scripted.wire_api="responses"',
-      'model_providers.scripted.env_key="SCRIPTED_API_KEY"',
-      'model_providers.scripted.request_max_retries=0',
-      'model_providers.scripted.stream_max_retries=0',
+      'model_provider=sliding-context',
+      `model_providers.sliding-context={name="sliding-context",base_url="${baseUrl}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`,
       'analytics.enabled=false',
       'check_for_update_on_startup=false',
     ].flatMap((setting) => ['-c', setting]);
     const resume = turnIndex === 0 ? [] : ['resume', '--last'];
     const args = [binaries.codex, 'exec', ...resume, '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '-m', 'gpt-5.5', ...config, task.turns[turnIndex]!.prompt];
-    return run(process.execPath, args, task.directory, { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: join(home, '.codex'), SCRIPTED_API_KEY: API_KEY });
+    return run(process.execPath, args, task.directory, { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: join(home, '.codex'), OPENAI_API_KEY: API_KEY });
   },
 };
 
