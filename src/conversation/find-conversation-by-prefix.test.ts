@@ -30,6 +30,12 @@ describe('the prefix rule', () => {
     expect(messageFingerprint(assistant('hi'))).not.toBe(messageFingerprint(assistant('hello')));
   });
 
+  it('takes a text content for the same as one text part, as Claude Code sends its user message one way, then the other', () => {
+    const asBlock: ModelMessage = { role: 'user', content: [{ type: 'text', text: 'Read summary.txt', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }] };
+    expect(messageFingerprint({ role: 'user', content: 'Read summary.txt' })).toBe(messageFingerprint(asBlock));
+    expect(messageFingerprint({ role: 'user', content: 'Read summary.txt' })).not.toBe(messageFingerprint({ role: 'user', content: [{ type: 'text', text: 'Read summary' }, { type: 'text', text: '.txt' }] }));
+  });
+
   it('starts a conversation, continues it with only the new messages, and forks one that diverges from its middle', async () => {
     const first = await place([system, user('plan the trip')]);
     expect(first).toMatchObject({ placed: 'created', toAppend: [system, user('plan the trip')] });

@@ -8,10 +8,13 @@ export type PrefixStore = Pick<ConversationStore, 'history' | 'fork'> & { listAg
 
 /**
  * What identifies a message when a client sends its history again: its role and content, without
- * provider options or ids (a client may drop or add those on the way back), keys in sorted order.
+ * provider options or ids (a client may drop or add those on the way back), keys in sorted order;
+ * a text content is the same as one text part (Claude Code sends its latest user message as a block
+ * with `cache_control`, and as a string once it is no longer the latest).
  */
 export function messageFingerprint(message: ModelMessage): string {
-  return JSON.stringify(withoutOptions(message));
+  const content = message.role !== 'system' && typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  return JSON.stringify(withoutOptions({ ...message, content }));
 }
 
 function withoutOptions(value: unknown): unknown {

@@ -120,7 +120,9 @@ describe('provider fields survive the trip', () => {
   it('Anthropic: a system message among the messages (Claude Code) keeps its place and its per-turn fields', () => {
     const recorded = body('anthropic', 'claude-code-system-in-messages.json');
     const { first, rebuilt } = roundTrip('anthropic', recorded);
-    expect(first.messages[1]).toMatchObject({ role: 'system', content: expect.stringMatching(/^# Environment/), providerOptions: { anthropic: { inMessages: true, fields: { output_config: { effort: 'medium' } } } } });
+    // Moved before the first user message, into the preamble; the body has it back after that message.
+    expect(first.messages[0]).toMatchObject({ role: 'system', content: expect.stringMatching(/^# Environment/), providerOptions: { anthropic: { inMessages: true, afterFirstUser: true, fields: { output_config: { effort: 'medium' } } } } });
+    expect(first.messages[1]?.role).toBe('user');
     expect(first.system).toMatch(/^x-anthropic-billing-header/);
     expect(rebuilt).toEqual(recorded);
     const blocks = [{ type: 'text', text: 'Use metric units.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Answer briefly.' }];

@@ -6,32 +6,6 @@ import { convertSegments, type Segment, type Transcript, type TranscriptLine } f
 const ENVELOPE_TYPES = ['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted'];
 const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call'];
 
-/**
- * The blocks Codex puts in user messages of its own (the environment, AGENTS.md instructions,
- * …), each by how its text starts and ends: context the model is given, not what the user asked.
- */
-const CONTEXT_BLOCKS: readonly (readonly [string, string])[] = [
-  ['<environment_context>', '</environment_context>'],
-  ['# AGENTS.md instructions', '</INSTRUCTIONS>'],
-  ['<user_instructions>', '</user_instructions>'],
-  ['<turn_aborted>', '</turn_aborted>'],
-];
-
-/**
- * A user message that holds only a block Codex injected, as a system message that is sent back
- * as a user message (`providerOptions.openai.role`): it is context for the model, so it is not
- * the start of an exchange, and the agent's title is the first request the user typed.
- */
-function asInjectedContext(message: Message): Message {
-  if (message.role !== 'user') return message;
-  const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
-  if (!parts.every((part) => part.type === 'text')) return message;
-  const text = parts.map((part) => part.text).join('');
-  const trimmed = text.trim();
-  if (!CONTEXT_BLOCKS.some(([start, end]) => trimmed.startsWith(start) && trimmed.endsWith(end))) return message;
-  return { role: 'system', content: text, providerOptions: { ...message.providerOptions, openai: { ...message.providerOptions?.openai, role: 'user' } } };
-}
-
 /** True for a line of a Codex CLI rollout (`~/.codex/sessions/…/rollout-*.jsonl`), in either generation. */
 export function isCodexRecord(record: Readonly<Record<string, unknown>>): boolean {
   if (ENVELOPE_TYPES.includes(String(record.type)) && 'payload' in record) return true;
@@ -64,7 +38,8 @@ function responsesItem(item: Record<string, unknown>, line: number): Record<stri
  * function calls and their outputs, reasoning), `turn_context` names the model, `session_meta`
  * may carry the instructions, and a `compacted` record is a `clear` followed by the summary Codex
  * continued from, as a user message. The blocks Codex injects as user messages (its environment
- * context, AGENTS.md instructions) are system messages sent as user ones. The older rollouts
+ * context, AGENTS.md instructions) are system messages sent as user ones, as the Responses
+ * converter reads them. The older rollouts
  * without the envelope read the same way.
  */
 export function convertCodexTranscript(records: readonly TranscriptLine[], strict: boolean): Transcript {
@@ -108,7 +83,7 @@ export function convertCodexTranscript(records: readonly TranscriptLine[], stric
   return {
     format: 'codex',
     system,
-    messages: converted.flatMap((request, index) => [...(events[index] ?? []), ...request.messages.map(asInjectedContext)]),
+    messages: converted.flatMap((request, index) => [...(events[index] ?? []), ...request.messages]),
     options: model === undefined ? {} : { model },
     brokenLines: broken,
     skipped,

@@ -149,12 +149,18 @@ export function buildAnthropicRequest(
   const messages: MessageParam[] = [];
   const locations: (BlockLocation | undefined)[] = [];
   let systemMessageIndex = 0;
+  const pushSystemMessage = (neutral: ModelMessage & { role: 'system' }, index: number) => {
+    const content = systemMessageContent(neutral);
+    const fields = providerOption(neutral.providerOptions, 'anthropic', 'fields');
+    messages.push({ ...(typeof fields === 'object' && fields !== null ? fields : {}), role: 'system', content });
+    locations[index] = { in: 'messages', message: messages.length - 1, block: typeof content === 'string' ? 0 : content.length - 1 };
+  };
+  // Those that came right after the first user message wait for it (see convertFromAnthropic).
+  const afterFirstUser: [ModelMessage & { role: 'system' }, number][] = [];
   for (const [index, neutral] of request.messages.entries()) {
     if (neutral.role === 'system' && inMessages(neutral)) {
-      const content = systemMessageContent(neutral);
-      const fields = providerOption(neutral.providerOptions, 'anthropic', 'fields');
-      messages.push({ ...(typeof fields === 'object' && fields !== null ? fields : {}), role: 'system', content });
-      locations[index] = { in: 'messages', message: messages.length - 1, block: typeof content === 'string' ? 0 : content.length - 1 };
+      if (messages.length === 0 && providerOption(neutral.providerOptions, 'anthropic', 'afterFirstUser') === true) afterFirstUser.push([neutral, index]);
+      else pushSystemMessage(neutral, index);
       continue;
     }
     if (neutral.role === 'system') {
@@ -175,7 +181,9 @@ export function buildAnthropicRequest(
     }
     const last = messages.at(-1);
     if (last) locations[index] = { in: 'messages', message: messages.length - 1, block: typeof last.content === 'string' ? 0 : last.content.length - 1 };
+    if (messages.length > 0) for (const [system, at] of afterFirstUser.splice(0)) pushSystemMessage(system, at);
   }
+  for (const [system, at] of afterFirstUser.splice(0)) pushSystemMessage(system, at);
   const tools: Tool[] = (request.tools ?? []).map((tool) => ({
     name: tool.name,
     ...(tool.description === undefined ? {} : { description: tool.description }),

@@ -136,7 +136,7 @@ export function convertFromAnthropic(body: unknown, conversion: ConversionOption
   const keepSystemBlocks = Array.isArray(parsed.system) && parsed.system.some((part) => part.cache_control || part.citations !== undefined);
   return {
     ...(system === undefined ? {} : { system }),
-    messages,
+    messages: withEnvironmentFirst(messages),
     ...(tools.length > 0 ? { tools } : {}),
     options: {
       ...otherFields(parsed, ['system', 'messages', 'tools']),
@@ -159,6 +159,26 @@ function systemMessageOf(message: { content: string | readonly z.infer<typeof te
     : content.length === 1 && !content[0]?.cache_control && content[0]?.citations === undefined ? { asBlocks: true } : { blocks: content };
   const anthropic = { inMessages: true, ...shape, ...(Object.keys(fields).length > 0 ? { fields } : {}) };
   return { role: 'system', content: typeof content === 'string' ? content : content.map((part) => part.text).join('\n\n'), providerOptions: { anthropic } };
+}
+
+/**
+ * Claude Code sends its environment as a system message right after the first user message. Such
+ * system messages (followed by the first reply, or by nothing yet) are moved before that user
+ * message and marked `providerOptions.anthropic.afterFirstUser`: before the first exchange they
+ * belong to the preamble, so no window leaves them out, and the body is built with them back in
+ * their place, after the window's first user message.
+ */
+function withEnvironmentFirst(messages: readonly Message[]): Message[] {
+  const [first] = messages;
+  let end = 1;
+  while (messages[end]?.role === 'system') end++;
+  const next = messages[end];
+  if (first?.role !== 'user' || end === 1 || (next !== undefined && next.role !== 'assistant')) return [...messages];
+  const environment = messages.slice(1, end).map((message) => ({
+    ...message,
+    providerOptions: { ...message.providerOptions, anthropic: { ...message.providerOptions?.anthropic, afterFirstUser: true } },
+  }));
+  return [...environment, first, ...messages.slice(end)];
 }
 
 function outputOf(content: string | readonly ({ type: 'text'; text: string } | { type: 'image'; source: z.infer<typeof imageSource> })[] | undefined, isError: boolean): ToolResultOutput {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AssistantMessage, Message, ToolDefinition, ToolResultPart, UserMessage } from '../../../message/message.js';
+import { isInjectedContext } from './is-injected-context.js';
 import { type ConversionOptions, type ConvertedRequest, conversionError, convertEach, otherFields, parseArguments, parseBody, rawArguments } from '../../conversion.js';
 
 const contentPart = z.discriminatedUnion('type', [
@@ -38,7 +39,9 @@ type AssistantParts = Exclude<AssistantMessage['content'], string>;
  * `function_call`, `function_call_output` and `reasoning` items as neutral messages, merging
  * consecutive assistant-side items into one assistant turn and consecutive outputs into one tool
  * message. Item ids and encrypted reasoning travel in `providerOptions.openai`.
- * Arguments that are not JSON are kept as a string input.
+ * Arguments that are not JSON are kept as a string input. A user message that holds only a block
+ * Codex injected (its environment, AGENTS.md instructions) is a system message sent back as a user
+ * one (see {@link isInjectedContext}), so the window keeps it with the preamble.
  * @throws SlidingContextError naming the field: an output whose call is missing (`input[4].call_id`);
  * with `onRefused`, such an item is reported and left out instead.
  */
@@ -63,6 +66,8 @@ export function convertFromOpenAiResponses(body: unknown, conversion: Conversion
         messages.push({ role: 'system', content: texts.join(''), ...(entry.role === 'developer' ? { providerOptions: { openai: { role: 'developer' } } } : {}) });
       } else if (entry.role === 'assistant') {
         for (const text of texts) assistantTurn().push({ type: 'text', text });
+      } else if (texts.length > 0 && isInjectedContext(texts.join('')) && (typeof entry.content === 'string' || entry.content.every((part) => part.type === 'input_text'))) {
+        messages.push({ role: 'system', content: texts.join(''), providerOptions: { openai: { role: 'user' } } });
       } else {
         const content: UserMessage['content'] =
           typeof entry.content === 'string'
