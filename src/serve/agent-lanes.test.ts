@@ -4,7 +4,7 @@ import { AgentLanes } from './agent-lanes.js';
 
 /** Work that records when it starts and ends, and ends when the test lets it. */
 function heldWork(log: string[], label: string) {
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
