@@ -46,13 +46,7 @@ function engines(): { list: Engine[]; note: string } {
       async open() {
         const database = await createServerDatabase(serverUrl, 'bench_proxy');
         const store = await HistoryStore.open({ databaseUrl: database.url });
-        return {
-          store,
-          async drop() {
-            await store.close();
-            await database.drop();
-          },
-        };
+        return { store, drop: () => database.drop() };
       },
     });
   }
