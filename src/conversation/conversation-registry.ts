@@ -1,9 +1,8 @@
 import { Conversation } from './conversation.js';
 import type { CondenseOptions, ConversationListener } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
-import {
-  type ConversationPlacement, findConversationByPrefix, messageFingerprint, placeAfterMatch, type PrefixStore, sharedPrefixLength,
-} from './find-conversation-by-prefix.js';
+import { type ConversationPlacement, findConversationByPrefix, placeAfterMatch, type PrefixStore } from './find-conversation-by-prefix.js';
+import { copyMessageContent, sharedMessagePrefixLength } from './same-message-content.js';
 import { applyEvents } from '../message/apply-events.js';
 import { newMessagesByUserTurns } from './new-messages-by-user-turns.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
@@ -55,8 +54,11 @@ interface Open {
   readonly conversation: Conversation;
   /** The model, tools and system prompt it was opened with: a call with others reopens it. */
   readonly callKey: string;
-  /** Fingerprints of the messages the agent's window sees, in order. */
-  readonly fingerprints: string[];
+  /**
+   * Copies of the messages the agent's window sees, in order: a call that extends them is compared
+   * with them message by message (no fingerprint built), and only its new tail is copied.
+   */
+  readonly known: ModelMessage[];
 }
 
 /**
@@ -75,65 +77,95 @@ export class ConversationRegistry {
   }
 
   /** Places a call's messages: appends what the store lacks and returns the conversation to window it. */
-  async place(
+  place(messages: readonly ModelMessage[], call: CallTarget & { readonly name: string | undefined }): Promise<PlacedCall> {
+    return this.#place(messages, call, call.name === undefined ? this.openAgentExtendedBy(messages) : undefined);
+  }
+
+  /**
+   * {@link place} for an unnamed call found to extend the open conversation `agentId` before it
+   * waited its turn: `undefined`, and nothing done, when that is no longer the conversation it extends.
+   */
+  async placeExtending(agentId: string, messages: readonly ModelMessage[], call: CallTarget): Promise<PlacedCall | undefined> {
+    if (this.openAgentExtendedBy(messages) !== agentId) return undefined;
+    return this.#place(messages, { ...call, name: undefined }, agentId);
+  }
+
+  async #place(
     messages: readonly ModelMessage[],
     call: CallTarget & { readonly name: string | undefined },
+    extended: string | undefined,
   ): Promise<PlacedCall> {
-    const sent = messages.map(messageFingerprint);
     const callKey = JSON.stringify([call.provider, call.model, call.system ?? null, call.tools ?? []]);
     const create = async () => {
       const conversation = await this.#openConversation(undefined, call);
-      this.#open.set(conversation.agentId, { conversation, callKey, fingerprints: [] });
+      this.#open.set(conversation.agentId, { conversation, callKey, known: [] });
       return conversation.agentId;
     };
     let placement: ConversationPlacement;
-    if (call.name !== undefined) placement = await this.#placeNamed(call.name, messages, sent, create);
-    else {
-      const known = [...this.#open]
-        .filter(([, open]) => open.fingerprints.length > 0 && sharedPrefixLength(open.fingerprints, sent) === open.fingerprints.length)
-        .sort(([, a], [, b]) => b.fingerprints.length - a.fingerprints.length)[0];
-      placement = known
-        ? { agentId: known[0], toAppend: messages.slice(known[1].fingerprints.length), placed: 'continued' }
-        : await placeAfterMatch(this.#store, await findConversationByPrefix(this.#store, messages), messages, create);
-    }
-    let open = this.#open.get(placement.agentId);
+    // How many leading messages of the call the open conversation holds already, checked equal: kept, not copied again.
+    let kept = 0;
+    if (call.name !== undefined) ({ placement, kept } = await this.#placeNamed(call.name, messages, create));
+    else if (extended !== undefined) {
+      kept = this.#open.get(extended)?.known.length ?? 0;
+      placement = { agentId: extended, toAppend: messages.slice(kept), placed: 'continued' };
+    } else placement = await placeAfterMatch(this.#store, await findConversationByPrefix(this.#store, messages), messages, create);
+    const before = this.#open.get(placement.agentId);
+    let open = before;
     if (open?.callKey !== callKey) {
       const conversation = await this.#openConversation(placement.agentId, call);
-      open = { conversation, callKey, fingerprints: [] };
+      open = { conversation, callKey, known: before?.known ?? [] };
       this.#open.set(placement.agentId, open);
     }
     await open.conversation.append(placement.toAppend);
-    open.fingerprints.length = 0;
-    for (const fingerprint of sent) open.fingerprints.push(fingerprint);
-    const { fingerprints } = open;
-    return { conversation: open.conversation, stored: (message) => fingerprints.push(messageFingerprint(message)) };
+    const { known } = open;
+    known.length = kept;
+    for (let index = kept; index < messages.length; index++) known.push(copyMessageContent(messages[index] as ModelMessage));
+    return { conversation: open.conversation, stored: (message) => known.push(copyMessageContent(message)) };
+  }
+
+  /**
+   * The open conversation a call's messages extend (the longest one), found in memory: each open
+   * one's known messages are compared with the call's, longest first, until one matches whole.
+   * `undefined` when none does (the call then goes to the store's prefix rule).
+   */
+  openAgentExtendedBy(messages: readonly ModelMessage[]): string | undefined {
+    const candidates = [...this.#open]
+      .filter(([, open]) => open.known.length > 0 && open.known.length <= messages.length)
+      .sort(([, a], [, b]) => b.known.length - a.known.length);
+    for (const [agentId, open] of candidates) if (sharedMessagePrefixLength(open.known, messages) === open.known.length) return agentId;
+    return undefined;
   }
 
   /**
    * A named conversation: made (and named) on first use; a request that diverges from it forks it,
    * and the name moves to the fork. An agent's id names it too (a divergence then forks it, unnamed).
    */
-  async #placeNamed(name: string, messages: readonly ModelMessage[], sent: readonly string[], create: () => Promise<string>): Promise<ConversationPlacement> {
+  async #placeNamed(
+    name: string,
+    messages: readonly ModelMessage[],
+    create: () => Promise<string>,
+  ): Promise<{ placement: ConversationPlacement; kept: number }> {
     const agents = await this.#store.listAgents();
     const agent = agents.find((summary) => summary.name === name) ?? agents.find((summary) => summary.agentId === name);
     if (!agent) {
       const agentId = await create();
       await this.#store.renameAgent(agentId, name);
-      return { agentId, toAppend: messages, placed: 'created' };
+      return { placement: { agentId, toAppend: messages, placed: 'created' }, kept: 0 };
     }
     const open = this.#open.get(agent.agentId);
-    const visible = open?.fingerprints ?? applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message)).map(messageFingerprint);
-    const match = { agentId: agent.agentId, shared: sharedPrefixLength(visible, sent), storedLength: visible.length };
+    const visible = open?.known ?? applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message));
+    const match = { agentId: agent.agentId, shared: sharedMessagePrefixLength(visible, messages), storedLength: visible.length };
     if (this.#settings.historyReshaped && match.shared < match.storedLength) {
       const stored = applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message));
-      return { agentId: agent.agentId, toAppend: newMessagesByUserTurns(stored, messages), placed: 'continued' };
+      return { placement: { agentId: agent.agentId, toAppend: newMessagesByUserTurns(stored, messages), placed: 'continued' }, kept: 0 };
     }
     const placement = await placeAfterMatch(this.#store, match, messages, create);
     if (placement.placed === 'forked' && agent.name === name) {
       await this.#store.renameAgent(agent.agentId, null);
       await this.#store.renameAgent(placement.agentId, name);
     }
-    return placement;
+    const kept = open && placement.placed === 'continued' && placement.agentId === agent.agentId ? match.shared : 0;
+    return { placement, kept };
   }
 
   async #openConversation(

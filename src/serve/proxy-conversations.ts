@@ -6,6 +6,7 @@ import { loadTokenCounter } from '../tokens/load-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../window/model-budget.js';
 import type { WindowPolicy } from '../window/window-policy.js';
+import { AgentLanes } from './agent-lanes.js';
 import type { WindowedEndpoint } from './proxy-endpoints.js';
 import type { RecordedReply } from './recorded-reply.js';
 
@@ -31,15 +32,17 @@ export interface ProxiedCall {
 
 /**
  * The conversations the proxy keeps, one registry per body format (a conversation's requests are
- * built in its client's format), with a counter per model. Store work runs one call at a time, so
- * that two requests never place the same history twice; the upstream calls run side by side.
+ * built in its client's format), with a counter per model. Store work runs one call at a time per
+ * agent, agents side by side (see {@link AgentLanes}), so that two requests never place the same
+ * history twice; a request that extends no open conversation is placed alone. The upstream calls
+ * run side by side.
  */
 export class ProxyConversations {
   readonly #registries = new Map<string, ConversationRegistry>();
   readonly #counters = new Map<string, Promise<TokenCounter>>();
   readonly #store: RegistryStore;
   readonly #settings: ProxyWindowSettings;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #lanes = new AgentLanes();
 
   constructor(store: RegistryStore, settings: ProxyWindowSettings) {
     this.#store = store;
@@ -61,12 +64,18 @@ export class ProxyConversations {
     }
     const placing = registry;
     const target = { provider: api, model: call.model, counter, tools: call.tools, system: call.system, name: call.pinned };
-    return this.#serially(() => placing.place(call.messages, target));
+    // The open conversation the request extends, found in memory: its lane, if it still extends it there.
+    const extended = call.pinned === undefined ? placing.openAgentExtendedBy(call.messages) : undefined;
+    if (extended !== undefined) {
+      const placed = await this.#lanes.run(extended, () => placing.placeExtending(extended, call.messages, target));
+      if (placed) return placed;
+    }
+    return this.#lanes.run(undefined, () => placing.place(call.messages, target));
   }
 
   /** Stores the answer (when there is one) and ends the turn with its usage. */
   finish(placed: PlacedCall, reply: RecordedReply): Promise<void> {
-    return this.#serially(async () => {
+    return this.#lanes.run(placed.conversation.agentId, async () => {
       if (reply.message) {
         await placed.conversation.append([reply.message]);
         placed.stored(reply.message);
@@ -76,8 +85,8 @@ export class ProxyConversations {
   }
 
   /** Waits for the store work queued so far. */
-  async settled(): Promise<void> {
-    await this.#serially(() => Promise.resolve());
+  settled(): Promise<void> {
+    return this.#lanes.settled();
   }
 
   #counterFor(provider: string, model: string): Promise<TokenCounter> {
@@ -88,11 +97,5 @@ export class ProxyConversations {
       this.#counters.set(key, counter);
     }
     return counter;
-  }
-
-  #serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(work);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
