@@ -7,7 +7,8 @@ import { cachedShareText, cacheTotalLine } from './cache-usage-text.js';
 import { clipText } from './format-exchange.js';
 import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
-import { renderSummary, type SummaryView } from './history-report.js';
+import { renderSummary } from './history-report.js';
+import type { SummaryView } from '../../views/summary-view.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
 
