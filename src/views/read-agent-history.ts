@@ -13,16 +13,16 @@ export type PlanOptionsOf = (meta: Readonly<Record<string, unknown>>) => Promise
  * Plans with the model and settings the agent was stored with; the counter for its model is
  * loaded only when a count is not stored for it.
  */
-export const storedPlanOptions: PlanOptionsOf = async (meta) => {
+export const storedPlanOptions: PlanOptionsOf = (meta) => {
   const provider = typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER;
   const model = typeof meta.model === 'string' ? meta.model : DEFAULT_MODEL;
-  return {
+  return Promise.resolve({
     ...agentSettings(meta),
     provider,
     model,
     preambleCount: storedPreambleCount(meta, { provider, model }),
     loadCounter: async () => (await import('../tokens/load-token-counter.js')).loadTokenCounter({ targets: [{ provider, model }] }),
-  };
+  });
 };
 
 /**
