@@ -22,7 +22,7 @@ import { type OpenDatabase, openDatabase, type StoreLocation } from './open-data
 import { parseDatabaseUrl } from './database-url.js';
 import { SAVE_VIEWS_AFTER_WRITE_UP_TO, SavedViewUpkeep } from './saved-view-upkeep.js';
 import { describeStoreFailure } from './store-open-error.js';
-import { requireAgent } from './stored-rows.js';
+import { messageRows, requireAgent, toStoredMessage } from './stored-rows.js';
 import { serveStore, type StoreService } from './serve-store.js';
 import { outline, timeline, visible, visibleLength, windowTail } from './window-reads.js';
 import { type WriteListener, WriteNotifications } from './write-notifications.js';
@@ -191,6 +191,16 @@ export class HistoryStore {
   async history(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<StoredMessage[]> {
     const key = parseAgentId(agentId);
     return readHistory(this.#database.db, key, options.acrossClears === true);
+  }
+
+  /**
+   * The messages `agentId` stored itself with seqs from `fromSeq` to `toSeq`, whole, oldest
+   * first (none of its ancestors'; events included): what a viewer opens one exchange with.
+   */
+  async messages(agentId: string, fromSeq: number, toSeq: number): Promise<StoredMessage[]> {
+    const key = parseAgentId(agentId);
+    const rows = await messageRows(this.#database.db, key.rootId, key.id).where('seq', '>=', fromSeq).where('seq', '<=', toSeq).orderBy('seq').execute();
+    return rows.map((row) => toStoredMessage(key.rootId, key.id, row));
   }
 
   /**
