@@ -1,0 +1,53 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import type { RequestsJson } from './web-data.js';
+
+/**
+ * The request's tokens turn by turn against the budget line, with the turns where the window
+ * evicted exchanges (▼) and where it made a summary (Σ) marked.
+ */
+export function RequestChart(props: { readonly requests: RequestsJson }) {
+  const holder = useRef<HTMLDivElement>(null);
+  const { points } = props.requests;
+  useEffect(() => {
+    const element = holder.current;
+    if (!element) return undefined;
+    const turns = points.map((point) => point.turn);
+    const data: uPlot.AlignedData = [
+      turns,
+      points.map((point) => point.tokens),
+      points.map((point) => point.budgetTokens),
+      points.map((point) => (point.evictedExchanges > 0 ? point.tokens : null)),
+      points.map((point) => (point.summarized ? point.tokens : null)),
+    ];
+    const chart = new uPlot(
+      {
+        width: element.clientWidth || 800,
+        height: 180,
+        legend: { show: true },
+        scales: { x: { time: false }, y: { range: (_self, _min, max) => [0, Math.max(max, props.requests.budgetTokens) * 1.05] } },
+        axes: [{ label: 'turn' }, { label: 'tokens', size: 60 }],
+        series: [
+          { label: 'turn' },
+          { label: 'request', stroke: '#2f6fdf', width: 1.5, points: { show: points.length <= 400 } },
+          { label: 'budget', stroke: '#d33', width: 1, dash: [6, 4], points: { show: false } },
+          { label: 'evicted', stroke: '#e08a00', width: 0, points: { show: true, size: 7, fill: '#e08a00' } },
+          { label: 'summary', stroke: '#7b3fbf', width: 0, points: { show: true, size: 9, fill: '#7b3fbf' } },
+        ],
+      },
+      data,
+      element,
+    );
+    const resize = new ResizeObserver(() => {
+      chart.setSize({ width: element.clientWidth || 800, height: 180 });
+    });
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      chart.destroy();
+    };
+  }, [points, props.requests.budgetTokens]);
+  const maxTokens = points.reduce((max, point) => Math.max(max, point.tokens), 0);
+  const minBudget = points.reduce((min, point) => Math.min(min, point.budgetTokens), props.requests.budgetTokens);
+  return <div class="chart" ref={holder} data-testid="request-chart" data-points={points.length} data-max-tokens={maxTokens} data-min-budget={minBudget} />;
+}
