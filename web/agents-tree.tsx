@@ -11,6 +11,12 @@ function ago(time: string): string {
   return `${Math.round(seconds / 86_400)}d ago`;
 }
 
+/** What the tree says of an agent under its name: model, messages and tokens (inherited ones included), last activity. */
+function agentLine(agent: AgentJson): string {
+  const messages = number.format(agent.messages + agent.inheritedMessages);
+  return `${agent.model ?? 'no model'} · ${messages} msgs · ${number.format(agent.tokens + agent.inheritedTokens)} tok · ${ago(agent.lastActivity)}`;
+}
+
 /** The agents as their fork tree: each fork under its parent, with its name, model, size and last activity. */
 export function AgentsTree(props: {
   readonly agents: readonly AgentJson[];
@@ -38,21 +44,10 @@ export function AgentsTree(props: {
           }}
         >
           <span class="agent-name">
-            {depth > 0 ? '⑂ ' : ''}
+            {depth > 0 ? '↳ ' : ''}
             {agent.name ?? agent.title ?? agent.agentId.slice(0, 8)}
           </span>
-          <span class="agent-meta">
-            {agent.model ?? 'no model'}
-            {' '}
-            ·
-            {number.format(agent.messages + agent.inheritedMessages)}
-            {' '}
-            msgs ·
-            {number.format(agent.tokens + agent.inheritedTokens)}
-            {' '}
-            tok ·
-            {ago(agent.lastActivity)}
-          </span>
+          <span class="agent-meta">{agentLine(agent)}</span>
         </button>
       </li>,
       ...branch(agent.agentId, depth + 1),

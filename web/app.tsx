@@ -13,6 +13,12 @@ const number = new Intl.NumberFormat('en-US');
 /** Waits this long after a write before reading again, so that a burst of writes costs one read, in milliseconds. */
 const SETTLE_MS = 100;
 
+/** What the chosen agent's header says under its name. */
+function headerLine(history: HistoryJson): string {
+  const exchanges = `${number.format(history.exchanges.length)} exchanges, ${number.format(history.evictedExchanges)} out of the window`;
+  return `${history.provider}/${history.model} · budget ${number.format(history.budgetTokens)} · window ${number.format(history.totalTokens)} tokens · ${exchanges}`;
+}
+
 /** The page: the agents' fork tree, and the chosen agent's chart, timeline and opened messages. Read-only. */
 function App() {
   const [agents, setAgents] = useState<readonly AgentJson[]>([]);
@@ -75,6 +81,7 @@ function App() {
           agents={agents}
           selected={selected}
           onSelect={(agentId) => {
+            if (agentId === selectedRef.current) return;
             setOpened(undefined);
             setHistory(undefined);
             setRequests(undefined);
@@ -87,26 +94,7 @@ function App() {
         {history && (
           <header class="agent-header" data-testid="agent-header">
             <h2>{current?.name ?? current?.title ?? history.agentId}</h2>
-            <span>
-              {history.provider}
-              /
-              {history.model}
-              {' '}
-              · budget
-              {number.format(history.budgetTokens)}
-              {' '}
-              · window
-              {number.format(history.totalTokens)}
-              {' '}
-              tokens ·
-              {' '}
-              {number.format(history.exchanges.length)}
-              {' '}
-              exchanges,
-              {number.format(history.evictedExchanges)}
-              {' '}
-              out of the window
-            </span>
+            <span>{headerLine(history)}</span>
           </header>
         )}
         {requests && <RequestChart requests={requests} />}

@@ -24,7 +24,7 @@ export function RequestChart(props: { readonly requests: RequestsJson }) {
       {
         width: element.clientWidth || 800,
         height: 180,
-        legend: { show: true },
+        legend: { show: false },
         scales: { x: { time: false }, y: { range: (_self, _min, max) => [0, Math.max(max, props.requests.budgetTokens) * 1.05] } },
         axes: [{ label: 'turn' }, { label: 'tokens', size: 60 }],
         series: [
@@ -49,5 +49,15 @@ export function RequestChart(props: { readonly requests: RequestsJson }) {
   }, [points, props.requests.budgetTokens]);
   const maxTokens = points.reduce((max, point) => Math.max(max, point.tokens), 0);
   const minBudget = points.reduce((min, point) => Math.min(min, point.budgetTokens), props.requests.budgetTokens);
-  return <div class="chart" ref={holder} data-testid="request-chart" data-points={points.length} data-max-tokens={maxTokens} data-min-budget={minBudget} />;
+  return (
+    <figure class="chart-figure">
+      <div class="chart" ref={holder} data-testid="request-chart" data-points={points.length} data-max-tokens={maxTokens} data-min-budget={minBudget} />
+      <figcaption>
+        <span class="key request">request tokens per turn</span>
+        <span class="key budget">budget</span>
+        <span class="key evicted">evicted</span>
+        <span class="key summary">summary made</span>
+      </figcaption>
+    </figure>
+  );
 }

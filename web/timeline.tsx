@@ -6,7 +6,7 @@ import type { HistoryJson } from './web-data.js';
 /** What a click on a row opens: an exchange's messages, an event's, or the summary. */
 export type Opened = { readonly kind: 'messages'; readonly agentId: string; readonly fromSeq: number; readonly throughSeq: number | null; readonly title: string } | { readonly kind: 'summary' };
 
-const EVENT_SYMBOLS: Readonly<Record<string, string>> = { clear: '⌫ clear', mark: '⚑ mark', rewind: '↶ rewind', fork: '⑂ fork' };
+const EVENT_SYMBOLS: Readonly<Record<string, string>> = { clear: '⌫ clear', mark: '⚑ mark', rewind: '↶ rewind', fork: '↳ fork' };
 const number = new Intl.NumberFormat('en-US');
 
 /**
@@ -34,22 +34,8 @@ export function Timeline(props: { readonly history: HistoryJson; readonly onOpen
             }}
           >
             <span class="index">Σ</span>
-            <span class="title">
-              Summary (
-              {summary.summarizer}
-              ) of
-              {covers}
-              {summary.tokens === null ? '' : ` · ${number.format(summary.tokens)} tokens`}
-            </span>
-            <span class="loss">
-              cost
-              {number.format(summary.cost.inputTokens)}
-              {' '}
-              in /
-              {number.format(summary.cost.outputTokens)}
-              {' '}
-              out
-            </span>
+            <span class="title">{`Summary (${summary.summarizer}) of ${covers}${summary.tokens === null ? '' : ` · ${number.format(summary.tokens)} tokens`}`}</span>
+            <span class="loss">{`cost ${number.format(summary.cost.inputTokens)} in / ${number.format(summary.cost.outputTokens)} out tokens`}</span>
           </button>
         );
       }

@@ -44,7 +44,7 @@ const numberOr = (value: unknown, fallback: number) => (typeof value === 'number
  * turn's first message to the next turn's). The point of turn k is the window once turn k ended:
  * the preamble (`pinnedTokens`), plus the summary in force by then (the latest summary range's
  * `tokens`), plus the tokens of the pinned exchange and of every exchange from the one after
- * the last exchange an evicted range had covered by then, through k. The budget line is the
+ * the last exchange an evicted or summary range had covered by then, through k. The budget line is the
  * latest evicted range's `budgetTokens`, else the agent's.
  */
 export function requestSeries(
@@ -80,6 +80,8 @@ export function requestSeries(
         afterEviction = numberOr(range.data.totalTokensAfter, afterEviction ?? 0);
         budget = numberOr(range.data.budgetTokens, budget);
       } else if (range.kind === 'summary') {
+        // A summary stands for the exchanges it covers: the window starts after them.
+        windowStart = Math.max(windowStart, coveredThrough(range.last) + 1);
         summaryTokens = numberOr(range.data.tokens, summaryTokens);
         summarized = true;
       }
