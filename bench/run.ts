@@ -13,10 +13,11 @@ import { runStoreBenchmarks } from './store.bench.js';
 import { runWindowCacheBenchmarks } from './window-cache.bench.js';
 import { runWindowStepBenchmarks } from './window-steps.bench.js';
 import { runWindowUpkeepBenchmarks } from './window-upkeep.bench.js';
+import { runWebBenchmarks } from './web.bench.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const quick = values.quick;
-/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache`: one group of benchmarks. */
+/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache|web`: one group of benchmarks. */
 const runs = (group: string) => values.only === undefined || values.only === group;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
@@ -26,6 +27,7 @@ if (runs('conversion')) for (const section of runConversionBenchmarks(quick)) co
 if (runs('store')) for (const section of await runStoreBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('cold')) for (const section of await runColdStartBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('cache')) for (const section of await runWindowCacheBenchmarks(quick)) console.log(`${section}\n`);
+if (runs('web')) for (const section of await runWebBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('lock')) for (const section of await runLockRaceBenchmarks(quick)) console.log(`${section}\n`);
 // Last but one: the upkeep leaves a large heap behind it, which would weigh on timings after it.
 if (runs('upkeep')) for (const section of await runWindowUpkeepBenchmarks(quick)) console.log(`${section}\n`);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HistoryStore } from '../store/history-store.js';
 import type { PlanOptionsOf } from '../views/read-agent-history.js';
+import { HistoryCache } from './history-cache.js';
 import { serveWebApi } from './web-api.js';
 import { serveWebAsset, webAssetsDir } from './web-assets.js';
 import { WebEvents } from './web-events.js';
@@ -32,6 +33,7 @@ const OWNED = /^\/($|index\.html$|assets\/|api\/|events$)/;
  */
 export function createWebHandler(options: WebHandlerOptions): WebHandler {
   const events = new WebEvents(options.store);
+  const histories = new HistoryCache(options.store, options.planOptions);
   const assetsDir = options.assetsDir ?? webAssetsDir();
   const handler = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -52,7 +54,11 @@ export function createWebHandler(options: WebHandlerOptions): WebHandler {
       await events.open(response);
       return true;
     }
-    return (await serveWebApi(options.store, url, response, options.planOptions)) || (await serveWebAsset(url.pathname, response, assetsDir));
+    return (await serveWebApi(options.store, url, response, histories)) || (await serveWebAsset(url.pathname, response, assetsDir));
   };
-  return Object.assign(handler, { close: () => events.stop() });
+  return Object.assign(handler, {
+    close: async () => {
+      await Promise.all([events.stop(), histories.close()]);
+    },
+  });
 }

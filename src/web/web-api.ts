@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { HistoryStore } from '../store/history-store.js';
-import { type PlanOptionsOf, readAgentHistoryJson } from '../views/read-agent-history.js';
 import { requestSeries } from '../views/request-series.js';
+import type { HistoryCache } from './history-cache.js';
 
 /** Most messages one `/messages/<seq>?through=` answer holds. */
 export const MESSAGES_PER_ANSWER = 500;
@@ -10,8 +10,12 @@ export const MESSAGES_PER_ANSWER = 500;
 const AGENT_PATH = /^\/api\/agents\/([^/]+)(\/history|\/requests|\/messages\/(\d+))$/;
 
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  sendJsonText(response, status, JSON.stringify(value));
+}
+
+function sendJsonText(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  response.end(JSON.stringify(value));
+  response.end(text);
 }
 
 /**
@@ -25,7 +29,7 @@ export async function serveWebApi(
   store: HistoryStore,
   url: URL,
   response: ServerResponse,
-  planOptions: PlanOptionsOf | undefined,
+  histories: HistoryCache,
 ): Promise<boolean> {
   if (url.pathname === '/api/agents') {
     sendJson(response, 200, await store.listAgents());
@@ -36,9 +40,9 @@ export async function serveWebApi(
   const agentId = decodeURIComponent(match[1] ?? '');
   try {
     if (match[2] === '/history') {
-      sendJson(response, 200, await readAgentHistoryJson(store, agentId, planOptions));
+      sendJsonText(response, 200, await histories.readText(agentId));
     } else if (match[2] === '/requests') {
-      sendJson(response, 200, await readRequests(store, agentId, planOptions));
+      sendJson(response, 200, await readRequests(store, agentId, histories));
     } else {
       sendJson(response, 200, await readMessages(store, agentId, Number(match[3]), url.searchParams.get('through')));
     }
@@ -50,8 +54,8 @@ export async function serveWebApi(
 }
 
 /** The request series of an agent with the budget and what it was computed from. */
-async function readRequests(store: HistoryStore, agentId: string, planOptions: PlanOptionsOf | undefined) {
-  const [history, ranges] = await Promise.all([readAgentHistoryJson(store, agentId, planOptions), store.ranges(agentId, { inherited: true })]);
+async function readRequests(store: HistoryStore, agentId: string, histories: HistoryCache) {
+  const [history, ranges] = await Promise.all([histories.read(agentId), store.ranges(agentId, { inherited: true })]);
   const points = requestSeries(history.timeline, ranges, { pinnedTokens: history.pinnedTokens, budgetTokens: history.budgetTokens });
   return { agentId, budgetTokens: history.budgetTokens, pinnedTokens: history.pinnedTokens, points };
 }
