@@ -4,7 +4,7 @@ import { AgentsTree } from './agents-tree.js';
 import { MessagePanel } from './message-panel.js';
 import { RequestChart } from './request-chart.js';
 import { type Opened, Timeline } from './timeline.js';
-import { type AgentJson, agentPath, getJson, type HistoryJson, type RequestsJson } from './web-data.js';
+import { type AgentJson, agentPath, getJson, type TimelineJson as HistoryJson, type RequestsJson } from './web-data.js';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
@@ -15,7 +15,7 @@ const SETTLE_MS = 100;
 
 /** What the chosen agent's header says under its name. */
 function headerLine(history: HistoryJson): string {
-  const exchanges = `${number.format(history.exchanges.length)} exchanges, ${number.format(history.evictedExchanges)} out of the window`;
+  const exchanges = `${number.format(history.exchangeCount)} exchanges, ${number.format(history.evictedExchanges)} out of the window`;
   return `${history.provider}/${history.model} · budget ${number.format(history.budgetTokens)} · window ${number.format(history.totalTokens)} tokens · ${exchanges}`;
 }
 
@@ -38,10 +38,16 @@ function App() {
       const agentId = selectedRef.current ?? list[0]?.agentId;
       if (agentId === undefined) return;
       if (selectedRef.current === undefined) setSelected(agentId);
-      const [loaded, series] = await Promise.all([getJson<HistoryJson>(`${agentPath(agentId)}/history`), getJson<RequestsJson>(`${agentPath(agentId)}/requests`)]);
-      if (selectedRef.current !== undefined && selectedRef.current !== agentId) return;
-      setHistory(loaded);
-      setRequests(series);
+      // Each part is drawn as it arrives: the timeline need not wait for the chart.
+      const current = () => selectedRef.current === undefined || selectedRef.current === agentId;
+      await Promise.all([
+        getJson<HistoryJson>(`${agentPath(agentId)}/timeline`).then((loaded) => {
+          if (current()) setHistory(loaded);
+        }),
+        getJson<RequestsJson>(`${agentPath(agentId)}/requests`).then((series) => {
+          if (current()) setRequests(series);
+        }),
+      ]);
       setFailure(undefined);
     } catch (error) {
       setFailure(String(error));

@@ -1,56 +1,58 @@
-import type { EventRowJson, ExchangeRowJson, HistoryJson, SummaryJson } from './web-data.js';
+import type { SummaryJson, TimelineJson } from './web-data.js';
+
+/** An exchange as the timeline draws it. */
+export interface ExchangeView {
+  readonly index: number | null;
+  readonly title: string;
+  readonly tools: readonly string[];
+  readonly tokens: number;
+  readonly state: string;
+  readonly agentId: string;
+  readonly firstSeq: number;
+}
 
 /** A row of the timeline as the page draws it. */
 export type DisplayRow =
-  | { readonly type: 'exchange'; readonly row: ExchangeRowJson; readonly clearedOutputs: number; readonly throughSeq: number | null }
-  | { readonly type: 'event'; readonly row: EventRowJson }
+  | { readonly type: 'exchange'; readonly exchange: ExchangeView; readonly clearedOutputs: number; readonly throughSeq: number | null }
+  | { readonly type: 'event'; readonly kind: string; readonly label: string }
   | { readonly type: 'summary'; readonly summary: SummaryJson }
   | { readonly type: 'cutoff' };
 
 /**
- * The rows to draw, in order: every exchange and event of the timeline, with the summary in
- * `── context ──` cutoff (and the summary in force under it) placed before the first exchange the window holds that
- * is not pinned (where `history` draws its rule).
+ * The rows to draw, in order: every exchange and event of the timeline, with the
+ * `── context ──` cutoff (and the summary in force under it) placed before the first exchange
+ * the window holds that is not pinned (where `history` draws its rule).
  */
-export function displayRows(history: HistoryJson): DisplayRow[] {
-  const cleared = clearedOutputsByExchange(history);
+export function displayRows(timeline: TimelineJson): DisplayRow[] {
   const rows: DisplayRow[] = [];
   let cutoffPlaced = false;
-  const timeline = history.timeline;
+  const source = timeline.rows;
   // The next stored row of the same agent bounds an exchange's messages.
-  const nextSeq = new Array<number | null>(timeline.length).fill(null);
-  const seen = new Map<string, number>();
-  for (let position = timeline.length - 1; position >= 0; position--) {
-    const row = timeline[position];
+  const nextSeq = new Array<number | null>(source.length).fill(null);
+  const seen = new Map<number, number>();
+  for (let position = source.length - 1; position >= 0; position--) {
+    const row = source[position];
     if (!row) continue;
-    nextSeq[position] = seen.get(row.agentId) ?? null;
-    if (row.type === 'exchange') seen.set(row.agentId, row.firstSeq);
-    else if (row.kind !== 'fork') seen.set(row.agentId, row.seq);
+    const agent = row[0] === 0 ? row[6] : row[3];
+    nextSeq[position] = seen.get(agent) ?? null;
+    if (row[0] === 0) seen.set(agent, row[7]);
+    else if (row[1] !== 'fork') seen.set(agent, row[4]);
   }
-  for (const [position, row] of timeline.entries()) {
-    if (row.type === 'event') {
-      rows.push({ type: 'event', row });
+  for (const [position, row] of source.entries()) {
+    if (row[0] === 1) {
+      rows.push({ type: 'event', kind: row[1], label: row[1] === 'fork' ? (row[5] ?? '') : (row[2] ?? '') });
       continue;
     }
-    if (!cutoffPlaced && row.inWindow && !row.pinned) {
+    const [, index, title, tools, tokens, state, agent, firstSeq, clearedOutputs] = row;
+    if (!cutoffPlaced && state === 'in') {
       // As `history` prints it: the rule, then the summary the window starts with.
       rows.push({ type: 'cutoff' });
-      if (history.summary) rows.push({ type: 'summary', summary: history.summary });
+      if (timeline.summary) rows.push({ type: 'summary', summary: timeline.summary });
       cutoffPlaced = true;
     }
     const next = nextSeq[position] ?? null;
-    rows.push({ type: 'exchange', row, clearedOutputs: row.index === null ? 0 : (cleared.get(row.index) ?? 0), throughSeq: next === null ? null : next - 1 });
+    const exchange = { index, title, tools, tokens, state, agentId: timeline.agents[agent] ?? '', firstSeq };
+    rows.push({ type: 'exchange', exchange, clearedOutputs, throughSeq: next === null ? null : next - 1 });
   }
   return rows;
-}
-
-/** How many tool outputs the plan cleared in each exchange (by its number). */
-function clearedOutputsByExchange(history: HistoryJson): Map<number, number> {
-  const counts = new Map<number, number>();
-  const spans = history.exchanges.filter((exchange) => exchange.firstMessage !== undefined && exchange.lastMessage !== undefined);
-  for (const output of history.clearedToolOutputs) {
-    const holder = spans.find((exchange) => (exchange.firstMessage ?? 0) <= output.messageIndex && output.messageIndex <= (exchange.lastMessage ?? -1));
-    if (holder) counts.set(holder.index, (counts.get(holder.index) ?? 0) + 1);
-  }
-  return counts;
 }

@@ -1,7 +1,7 @@
 import { useMemo } from 'preact/hooks';
 import { type DisplayRow, displayRows } from './timeline-rows.js';
 import { VirtualList } from './virtual-list.js';
-import type { HistoryJson } from './web-data.js';
+import type { TimelineJson } from './web-data.js';
 
 /** What a click on a row opens: an exchange's messages, an event's, or the summary. */
 export type Opened = { readonly kind: 'messages'; readonly agentId: string; readonly fromSeq: number; readonly throughSeq: number | null; readonly title: string } | { readonly kind: 'summary' };
@@ -13,9 +13,9 @@ const number = new Intl.NumberFormat('en-US');
  * An agent's timeline: one row per exchange (title, tools, tokens as a bar to scale), the
  * events between them, the summary and the `── context ──` cutoff where the window begins.
  */
-export function Timeline(props: { readonly history: HistoryJson; readonly onOpen: (opened: Opened) => void }) {
+export function Timeline(props: { readonly history: TimelineJson; readonly onOpen: (opened: Opened) => void }) {
   const rows = useMemo(() => displayRows(props.history), [props.history]);
-  const maxTokens = useMemo(() => rows.reduce((max, row) => (row.type === 'exchange' ? Math.max(max, row.row.tokens) : max), 1), [rows]);
+  const maxTokens = useMemo(() => rows.reduce((max, row) => (row.type === 'exchange' ? Math.max(max, row.exchange.tokens) : max), 1), [rows]);
   const cutoffRow = useMemo(() => rows.findIndex((row) => row.type === 'cutoff'), [rows]);
   const render = (row: DisplayRow) => {
     switch (row.type) {
@@ -40,13 +40,12 @@ export function Timeline(props: { readonly history: HistoryJson; readonly onOpen
         );
       }
       case 'event': {
-        const { row: event } = row;
-        const label = event.kind === 'fork' ? (event.fork?.childName ?? event.fork?.childId ?? '') : (event.label ?? '');
+        const { kind, label } = row;
         return (
-          <div class={`row event event-${event.kind}`} data-testid="event" data-kind={event.kind}>
+          <div class={`row event event-${kind}`} data-testid="event" data-kind={kind}>
             <span class="index" />
             <span class="title">
-              {EVENT_SYMBOLS[event.kind] ?? event.kind}
+              {EVENT_SYMBOLS[kind] ?? kind}
               {' '}
               {label}
             </span>
@@ -54,8 +53,8 @@ export function Timeline(props: { readonly history: HistoryJson; readonly onOpen
         );
       }
       case 'exchange': {
-        const { row: exchange } = row;
-        const state = exchange.pinned ? 'pinned' : exchange.inWindow ? 'in' : (exchange.outOfWindow ?? 'out');
+        const { exchange } = row;
+        const { state } = exchange;
         return (
           <button
             type="button"

@@ -15,31 +15,13 @@ export interface AgentJson {
   readonly model: string | null;
 }
 
-export interface ExchangeRowJson {
-  readonly type: 'exchange';
-  readonly index: number | null;
-  readonly title: string;
-  readonly tools: readonly string[];
-  readonly tokens: number;
-  readonly inWindow: boolean;
-  readonly pinned: boolean;
-  readonly outOfWindow: 'evicted' | 'summarized' | 'cleared' | 'rewound' | null;
-  readonly agentId: string;
-  readonly firstSeq: number;
-  readonly createdAt: string;
-}
-
-export interface EventRowJson {
-  readonly type: 'event';
-  readonly kind: 'clear' | 'mark' | 'rewind' | 'fork';
-  readonly label: string | null;
-  readonly agentId: string;
-  readonly seq: number;
-  readonly createdAt: string;
-  readonly fork?: { readonly childId: string; readonly childName: string | null; readonly direction: string };
-}
-
-export type TimelineRowJson = ExchangeRowJson | EventRowJson;
+/**
+ * An exchange row of `/timeline`: 0, its number (null if hidden), title, tools, tokens, state,
+ * agent (index into `agents`), first seq, tool outputs cleared.
+ */
+export type CompactExchangeRow = [0, number | null, string, string[], number, string, number, number, number];
+/** An event row of `/timeline`: 1, kind, label, agent (index into `agents`), seq, the fork's child name or id. */
+export type CompactEventRow = [1, string, string | null, number, number, string | null];
 
 export interface SummaryJson {
   readonly text: string;
@@ -50,19 +32,19 @@ export interface SummaryJson {
   readonly cost: { readonly inputTokens: number; readonly outputTokens: number; readonly usd?: number | null };
 }
 
-export interface HistoryJson {
+/** `/api/agents/<id>/timeline`: the history's header figures, its summary and its rows, short. */
+export interface TimelineJson {
   readonly agentId: string;
   readonly provider: string;
   readonly model: string;
   readonly budgetTokens: number;
   readonly totalTokens: number;
   readonly pinnedTokens: number;
-  readonly cutoffMessage: number | null;
   readonly evictedExchanges: number;
-  readonly exchanges: readonly { readonly index: number; readonly firstMessage?: number; readonly lastMessage?: number }[];
-  readonly clearedToolOutputs: readonly { readonly messageIndex: number; readonly toolName: string; readonly tokens: number }[];
+  readonly exchangeCount: number;
   readonly summary: SummaryJson | null;
-  readonly timeline: readonly TimelineRowJson[];
+  readonly agents: readonly string[];
+  readonly rows: readonly (CompactExchangeRow | CompactEventRow)[];
 }
 
 export interface RequestPointJson {

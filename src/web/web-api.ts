@@ -1,13 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { HistoryStore } from '../store/history-store.js';
-import { requestSeries } from '../views/request-series.js';
 import type { HistoryCache } from './history-cache.js';
 
 /** Most messages one `/messages/<seq>?through=` answer holds. */
 export const MESSAGES_PER_ANSWER = 500;
 
-const AGENT_PATH = /^\/api\/agents\/([^/]+)(\/history|\/requests|\/messages\/(\d+))$/;
+const AGENT_PATH = /^\/api\/agents\/([^/]+)(\/history|\/timeline|\/requests|\/messages\/(\d+))$/;
 
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
   sendJsonText(response, status, JSON.stringify(value));
@@ -20,8 +19,9 @@ function sendJsonText(response: ServerResponse, status: number, text: string): v
 
 /**
  * The page's data, read-only: `/api/agents` (what `agents --json` prints: each agent with its
- * parent, the fork tree), `/api/agents/<id>/history` (what `history <id> --json --all` prints),
- * `/api/agents/<id>/requests` (the request tokens per turn, see {@link requestSeries}) and
+ * parent, the fork tree), `/api/agents/<id>/history` (what `history <id> --json --all` prints; `/timeline` the same
+ * history shortened for the page's first render, see `compactTimeline`),
+ * `/api/agents/<id>/requests` (the request tokens per turn, see `requestSeries`) and
  * `/api/agents/<id>/messages/<seq>` (one stored message of that agent whole; with
  * `?through=<seq>`, those up to there). False for any other path.
  */
@@ -40,9 +40,11 @@ export async function serveWebApi(
   const agentId = decodeURIComponent(match[1] ?? '');
   try {
     if (match[2] === '/history') {
-      sendJsonText(response, 200, await histories.readText(agentId));
+      sendJsonText(response, 200, await histories.historyText(agentId));
+    } else if (match[2] === '/timeline') {
+      sendJsonText(response, 200, await histories.timelineText(agentId));
     } else if (match[2] === '/requests') {
-      sendJson(response, 200, await readRequests(store, agentId, histories));
+      sendJsonText(response, 200, await histories.requestsText(agentId));
     } else {
       sendJson(response, 200, await readMessages(store, agentId, Number(match[3]), url.searchParams.get('through')));
     }
@@ -51,13 +53,6 @@ export async function serveWebApi(
     sendJson(response, error.code === 'UNKNOWN_AGENT' ? 404 : 400, { error: { code: error.code, message: error.message } });
   }
   return true;
-}
-
-/** The request series of an agent with the budget and what it was computed from. */
-async function readRequests(store: HistoryStore, agentId: string, histories: HistoryCache) {
-  const [history, ranges] = await Promise.all([histories.read(agentId), store.ranges(agentId, { inherited: true })]);
-  const points = requestSeries(history.timeline, ranges, { pinnedTokens: history.pinnedTokens, budgetTokens: history.budgetTokens });
-  return { agentId, budgetTokens: history.budgetTokens, pinnedTokens: history.pinnedTokens, points };
 }
 
 /** One stored message, or with `through` the agent's messages from `seq` up to it. */

@@ -38,6 +38,7 @@ describe.skipIf(!hasBrowser)('the web view in a browser, on the demo\'s store', 
   const assetsDir = join(directory, 'app');
   let agentId: string;
   let history: HistoryJson;
+  let printed: unknown;
   let store: HistoryStore | undefined;
   let server: WebServer | undefined;
   let browser: Browser | undefined;
@@ -50,7 +51,8 @@ describe.skipIf(!hasBrowser)('the web view in a browser, on the demo\'s store', 
     await runCli(['demo', '--data-dir', dataDir, '--json']);
     const agents = JSON.parse((await runCli(['agents', '--json', '--data-dir', dataDir])).stdout) as { agentId: string }[];
     agentId = agents[0]?.agentId ?? '';
-    history = JSON.parse((await runCli(['history', agentId, '--json', '--all', '--data-dir', dataDir])).stdout) as HistoryJson;
+    printed = JSON.parse((await runCli(['history', agentId, '--json', '--all', '--data-dir', dataDir])).stdout);
+    history = printed as HistoryJson;
     await bundleWebApp(assetsDir, { minify: false });
     store = await HistoryStore.open({ dataDir });
     server = await startWebServer({ store, port: 0, assetsDir });
@@ -67,6 +69,10 @@ describe.skipIf(!hasBrowser)('the web view in a browser, on the demo\'s store', 
     await server?.close();
     await store?.close();
     rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('serves /api/agents/<id>/history as exactly what history --json --all prints', async () => {
+    expect(await (await fetch(`${url}api/agents/${agentId}/history`)).json()).toEqual(printed);
   });
 
   it('draws the cutoff between the last exchange out of the window and the first one in it, as history --json has them', async () => {
