@@ -33,9 +33,12 @@ function App() {
 
   const load = useCallback(async () => {
     try {
-      const list = await getJson<AgentJson[]>('/api/agents');
-      setAgents(list);
-      const agentId = selectedRef.current ?? list[0]?.agentId;
+      // The agents and, when one is chosen already, its history are read at once.
+      const listed = getJson<AgentJson[]>('/api/agents').then((list) => {
+        setAgents(list);
+        return list;
+      });
+      const agentId = selectedRef.current ?? (await listed)[0]?.agentId;
       if (agentId === undefined) return;
       if (selectedRef.current === undefined) setSelected(agentId);
       // Each part is drawn as it arrives: the timeline need not wait for the chart.
@@ -47,6 +50,7 @@ function App() {
         getJson<RequestsJson>(`${agentPath(agentId)}/requests`).then((series) => {
           if (current()) setRequests(series);
         }),
+        listed,
       ]);
       setFailure(undefined);
     } catch (error) {

@@ -47,17 +47,14 @@ export interface TimelineJson {
   readonly rows: readonly (CompactExchangeRow | CompactEventRow)[];
 }
 
-export interface RequestPointJson {
-  readonly turn: number;
-  readonly tokens: number;
-  readonly budgetTokens: number;
-  readonly evictedExchanges: number;
-  readonly summarized: boolean;
-}
-
+/** `/api/agents/<id>/requests`: the request tokens per turn, as columns (index i is one turn). */
 export interface RequestsJson {
   readonly budgetTokens: number;
-  readonly points: readonly RequestPointJson[];
+  readonly turn: readonly number[];
+  readonly tokens: readonly number[];
+  readonly turnBudgetTokens: readonly number[];
+  readonly evictedExchanges: readonly number[];
+  readonly summarized: readonly number[];
 }
 
 export interface StoredMessageJson {

@@ -125,3 +125,18 @@ function turnLocator(planned: readonly SeriesTurn[]): (last: { readonly agentId:
     return low === 0 ? -1 : (list[low - 1] as { position: number }).position;
   };
 }
+
+/**
+ * The series as columns, one array per figure, index by index (as a chart takes them): a tenth of
+ * the size of the points as objects on a long history. `summarized` is 1 or 0.
+ */
+export function requestColumns(points: readonly RequestPoint[]) {
+  return {
+    turn: points.map((point) => point.turn),
+    tokens: points.map((point) => point.tokens),
+    turnBudgetTokens: points.map((point) => point.budgetTokens),
+    evictedExchanges: points.map((point) => point.evictedExchanges),
+    tokensAfterEviction: points.map((point) => point.tokensAfterEviction),
+    summarized: points.map((point) => (point.summarized ? 1 : 0)),
+  };
+}

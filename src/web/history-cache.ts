@@ -1,7 +1,7 @@
 import type { HistoryStore } from '../store/history-store.js';
 import { compactTimeline } from '../views/compact-timeline.js';
 import { type PlanOptionsOf, readAgentHistoryJson } from '../views/read-agent-history.js';
-import { requestSeries } from '../views/request-series.js';
+import { requestColumns, requestSeries } from '../views/request-series.js';
 
 type AgentHistoryJson = Awaited<ReturnType<typeof readAgentHistoryJson>>;
 
@@ -22,6 +22,11 @@ export class HistoryCache {
     this.#planOptions = planOptions;
   }
 
+  /** Every agent, as `agents --json` prints them, as JSON text. */
+  agentsText(): Promise<string> {
+    return this.#text('agents', async () => JSON.stringify(await this.#store.listAgents()));
+  }
+
   /** The agent's history as `history --json --all` prints it, as JSON text. */
   historyText(agentId: string): Promise<string> {
     return this.#text(`history:${agentId}`, async () => JSON.stringify(await this.#history(agentId)));
@@ -33,14 +38,15 @@ export class HistoryCache {
   }
 
   /**
-   * The request tokens per turn ({@link requestSeries}) with the budget, as JSON text: drawn
-   * from the history and the ranges recorded for the agent and its ancestors.
+   * The request tokens per turn ({@link requestSeries}, as {@link requestColumns}) with the
+   * budget, as JSON text: drawn from the history and the ranges recorded for the agent and its
+   * ancestors.
    */
   requestsText(agentId: string): Promise<string> {
     return this.#text(`requests:${agentId}`, async () => {
       const [history, ranges] = await Promise.all([this.#history(agentId), this.#store.ranges(agentId, { inherited: true })]);
       const points = requestSeries(history.timeline, ranges, { pinnedTokens: history.pinnedTokens, budgetTokens: history.budgetTokens });
-      return JSON.stringify({ agentId, budgetTokens: history.budgetTokens, pinnedTokens: history.pinnedTokens, points });
+      return JSON.stringify({ agentId, budgetTokens: history.budgetTokens, pinnedTokens: history.pinnedTokens, ...requestColumns(points) });
     });
   }
 

@@ -32,7 +32,7 @@ export async function serveWebApi(
   histories: HistoryCache,
 ): Promise<boolean> {
   if (url.pathname === '/api/agents') {
-    sendJson(response, 200, await store.listAgents());
+    sendJsonText(response, 200, await histories.agentsText());
     return true;
   }
   const match = AGENT_PATH.exec(url.pathname);
