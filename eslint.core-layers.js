@@ -8,7 +8,7 @@ import { builtinModules } from 'node:module';
 export const CORE_LAYERS = ['message', 'exchange', 'tokens', 'window', 'condense'];
 
 /** The folders around the core: they may import it, never the other way round. */
-const EDGES = ['conversation', 'store', 'providers', 'integrations', 'cli', 'index.js'];
+const EDGES = ['conversation', 'store', 'providers', 'integrations', 'views', 'web', 'cli', 'index.js'];
 
 const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const names = (list) => list.map(escape).join('|');

@@ -16,13 +16,14 @@ import { runStoreBenchmarks } from './store.bench.js';
 import { runWindowCacheBenchmarks } from './window-cache.bench.js';
 import { runWindowStepBenchmarks } from './window-steps.bench.js';
 import { runWindowUpkeepBenchmarks } from './window-upkeep.bench.js';
+import { runWebBenchmarks } from './web.bench.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, turns: { type: 'string' } } });
 const quick = values.quick;
 /** `--turns N`: the integration session's length (default 200). */
 const turns = values.turns === undefined ? undefined : Number(values.turns);
 if (turns !== undefined && !(Number.isInteger(turns) && turns > 0)) throw new RangeError(`--turns takes a whole number of turns, not ${values.turns ?? ''}`);
-/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache|integrations|digest|proxy`: one group of benchmarks. */
+/** `--only counting|conversion|store|cold|lock|upkeep|steps|memory|import|cache|integrations|digest|proxy|web`: one group of benchmarks. */
 const runs = (group: string) => values.only === undefined || values.only === group;
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
 console.log(`# sliding-context benchmarks${quick ? ' (quick)' : ''}\n\nMachine: ${machine}\n`);
@@ -35,6 +36,7 @@ if (runs('cold')) for (const section of await runColdStartBenchmarks(quick)) con
 if (runs('cache')) for (const section of await runWindowCacheBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('integrations')) for (const section of await runIntegrationBenchmarks(quick, turns)) console.log(`${section}\n`);
 if (runs('proxy')) for (const section of await runProxyBenchmarks(quick)) console.log(`${section}\n`);
+if (runs('web')) for (const section of await runWebBenchmarks(quick)) console.log(`${section}\n`);
 if (runs('lock')) for (const section of await runLockRaceBenchmarks(quick)) console.log(`${section}\n`);
 // Last but one: the upkeep leaves a large heap behind it, which would weigh on timings after it.
 if (runs('upkeep')) for (const section of await runWindowUpkeepBenchmarks(quick)) console.log(`${section}\n`);

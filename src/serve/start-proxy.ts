@@ -28,6 +28,8 @@ export interface ProxyOptions extends ProxyWindowSettings {
   readonly token?: string | undefined;
   /** Default 32 MiB. */
   readonly bodyLimitBytes?: number | undefined;
+  /** Paths served before the proxy's own, such as the web view (`/`, `/api/`, `/events`); it answers false for the rest. */
+  readonly web?: ((request: IncomingMessage, response: ServerResponse) => Promise<boolean>) | undefined;
   /** A request the proxy could not serve, for the operator's log (it never holds a key or a body). */
   readonly onProblem?: ((problem: string) => void) | undefined;
 }
@@ -82,6 +84,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
   const inFlight = new Set<Promise<void>>();
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    // The web view checks its own token (a header, or the page's cookie).
+    if (options.web && (await options.web(request, response))) return;
     const target = upstreamPath(request.url ?? '/');
     if (options.token !== undefined && options.token !== '' && !tokenMatches(request.headers[TOKEN_HEADER], options.token)) {
       request.resume();

@@ -22,9 +22,10 @@ import { type OpenDatabase, openDatabase, type StoreLocation } from './open-data
 import { parseDatabaseUrl } from './database-url.js';
 import { SAVE_VIEWS_AFTER_WRITE_UP_TO, SavedViewUpkeep } from './saved-view-upkeep.js';
 import { describeStoreFailure } from './store-open-error.js';
-import { requireAgent } from './stored-rows.js';
+import { messageRows, requireAgent, toStoredMessage } from './stored-rows.js';
 import { serveStore, type StoreService } from './serve-store.js';
 import { outline, timeline, visible, visibleLength, windowTail } from './window-reads.js';
+import { type WriteListener, WriteNotifications } from './write-notifications.js';
 
 export type {
   AgentSummary,
@@ -67,6 +68,7 @@ export class HistoryStore {
   readonly #database: OpenDatabase;
   readonly #views: SavedViewUpkeep;
   readonly #saveViews: ViewSaver | undefined;
+  readonly #notifications: WriteNotifications;
   #closing: Promise<void> | undefined;
   /** Serving a PGlite directory to other processes, while this one holds it. */
   #service: StoreService | undefined;
@@ -76,6 +78,24 @@ export class HistoryStore {
     this.#database = database;
     this.#views = new SavedViewUpkeep(database.dataDir);
     this.#saveViews = options.saveViews;
+    this.#notifications = new WriteNotifications(database);
+  }
+
+  /** Runs a write to `agentId` (see {@link SavedViewUpkeep.write}) and, once it committed, tells the write listeners. */
+  async #write<Result>(agentId: string, work: () => Promise<Result>): Promise<Result> {
+    const result = await this.#views.write(agentId, work);
+    await this.#notifications.written(agentId);
+    return result;
+  }
+
+  /**
+   * Calls `listener` with the agent id after each committed write (append, fork, ranges,
+   * rename, a new agent): on PGlite those of this process and of those served through it, on a
+   * server those of every process (through LISTEN/NOTIFY). Resolves once listening, to a
+   * function that stops it.
+   */
+  onWrite(listener: WriteListener): Promise<() => Promise<void>> {
+    return this.#notifications.add(listener);
   }
 
   /**
@@ -108,14 +128,14 @@ export class HistoryStore {
   /** Creates a root agent and returns its id; `name` is what `agents` shows it as. */
   async createAgent(meta: Record<string, unknown> = {}, options: { readonly name?: string | undefined } = {}): Promise<string> {
     const id = randomUUID();
-    await this.#views.write(id, () => this.#database.db.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
+    await this.#write(id, () => this.#database.db.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
     return id;
   }
 
   /** Names (or, with null, unnames) an agent. */
   async renameAgent(agentId: string, name: string | null): Promise<void> {
     const key = parseAgentId(agentId);
-    await this.#views.write(agentId, () => nameAgent(this.#database.db, key, name));
+    await this.#write(agentId, () => nameAgent(this.#database.db, key, name));
   }
 
   /**
@@ -131,7 +151,7 @@ export class HistoryStore {
     const id = randomUUID();
     const key = { rootId: id, id };
     throwIfAborted(options.signal, id);
-    const result = await this.#views.write(id, () => this.#database.db.transaction().execute(async (transaction) => {
+    const result = await this.#write(id, () => this.#database.db.transaction().execute(async (transaction) => {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
       return appendInTransaction(transaction, key, validated, options);
     }));
@@ -149,7 +169,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const validated = validateAppend(messages, options);
     throwIfAborted(options.signal, agentId);
-    return this.#views.write(agentId, () =>
+    return this.#write(agentId, () =>
       this.#database.db.transaction().execute((transaction) => appendInTransaction(transaction, key, validated, options)));
   }
 
@@ -158,7 +178,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const id = randomUUID();
     const child = formatAgentId({ rootId: key.rootId, id });
-    await this.#views.write(child, () => insertFork(this.#database.db, key, id, meta, options.name));
+    await this.#write(child, () => insertFork(this.#database.db, key, id, meta, options.name));
     return child;
   }
 
@@ -171,6 +191,16 @@ export class HistoryStore {
   async history(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<StoredMessage[]> {
     const key = parseAgentId(agentId);
     return readHistory(this.#database.db, key, options.acrossClears === true);
+  }
+
+  /**
+   * The messages `agentId` stored itself with seqs from `fromSeq` to `toSeq`, whole, oldest
+   * first (none of its ancestors'; events included): what a viewer opens one exchange with.
+   */
+  async messages(agentId: string, fromSeq: number, toSeq: number): Promise<StoredMessage[]> {
+    const key = parseAgentId(agentId);
+    const rows = await messageRows(this.#database.db, key.rootId, key.id).where('seq', '>=', fromSeq).where('seq', '<=', toSeq).orderBy('seq').execute();
+    return rows.map((row) => toStoredMessage(key.rootId, key.id, row));
   }
 
   /**
@@ -225,7 +255,7 @@ export class HistoryStore {
   async recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void> {
     const key = parseAgentId(agentId);
     if (ranges.length === 0) return;
-    await this.#views.write(agentId, () => insertRanges(this.#database.db, key, ranges));
+    await this.#write(agentId, () => insertRanges(this.#database.db, key, ranges));
   }
 
   /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only; `inherited` adds each ancestor's up to the fork that leads here. */
@@ -286,6 +316,7 @@ export class HistoryStore {
     this.#closing ??= (async () => {
       try {
         await this.#service?.stop();
+        await this.#notifications.stop();
         await this.#saveViewsOfWrites();
       } finally {
         await this.#database.close();

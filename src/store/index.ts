@@ -31,6 +31,7 @@ export {
   type WindowTail,
 } from './history-store.js';
 export type { StoreLocation } from './open-database.js';
+export type { WriteListener } from './write-notifications.js';
 export {
   importConversation,
   type ImportOptions,

@@ -28,6 +28,11 @@ export interface OpenDatabase {
   readonly engine: 'pglite' | 'postgres';
   /** The PGlite directory, when the store is one. */
   readonly dataDir: string | undefined;
+  /**
+   * On a server: LISTENs on `channel` over a connection of its own, calling `onPayload` with each
+   * notification's payload; resolves once listening, to a function that closes the connection.
+   */
+  readonly listen?: ((channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>) | undefined;
   close(): Promise<void>;
 }
 
@@ -103,6 +108,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   let db: Kysely<DatabaseSchema>;
   let release: () => void = () => undefined;
   let engine: OpenDatabase['engine'];
+  let listen: OpenDatabase['listen'];
   const log = sqlLogFromEnvironment();
   if ('databaseUrl' in location) {
     // Loaded only for a server: the embedded default starts faster without it.
@@ -110,6 +116,23 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 4 });
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
     engine = 'postgres';
+    const { databaseUrl } = location;
+    listen = async (channel, onPayload) => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      // A lost connection only stops the notifications; the store's own queries use the pool.
+      client.on('error', () => undefined);
+      client.on('notification', (message) => {
+        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+      });
+      await client.connect();
+      try {
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+      return () => client.end().catch(() => undefined);
+    };
   } else {
     if ('dataDir' in location) release = lockDataDir(location.dataDir, location.create ?? true);
     try {
@@ -148,5 +171,5 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     await close();
     throw error;
   }
-  return { db, engine, dataDir, close };
+  return { db, engine, dataDir, ...(listen && { listen }), close };
 }

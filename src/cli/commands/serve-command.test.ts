@@ -70,6 +70,14 @@ it('serve holds the store while the CLI reads it from another process, and lets 
     expect(history.stdout).toMatch(/Window [\d,]+ \/ 1,500 tokens · \d+ exchanges? in, \d+ out/);
     const window = await runCli(['window', '--agent', agentId, '--data-dir', dataDir, '--json']);
     expect((JSON.parse(window.stdout) as { evictedExchanges: number }).evictedExchanges).toBeGreaterThan(0);
+
+    // The history's web view, on the same port as the proxy.
+    expect(output).toContain(`History in the browser: ${url}/`);
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>sliding-context · history</title>');
+    const viewed = (await (await fetch(`${url}/api/agents`)).json());
+    expect(JSON.stringify(viewed)).toContain(agentId);
   } finally {
     child.kill('SIGTERM');
     await upstream.close();
@@ -80,4 +88,35 @@ it('serve holds the store while the CLI reads it from another process, and lets 
   const store = await HistoryStore.open({ dataDir });
   expect(await store.listAgents()).toHaveLength(1);
   await store.close();
+});
+
+it('serve --no-proxy serves the web view alone: the page and its API, no proxy endpoint', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--no-proxy', '--port', '0', '--data-dir', dataDir], {
+    cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '' },
+  });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match?.[1]) resolve(match[1]);
+      });
+      void exited.then(() => {
+        reject(new Error(`serve exited: ${output}`));
+      });
+    });
+    expect(output).not.toContain('OPENAI_BASE_URL');
+    expect((await fetch(`${url}/`)).status).toBe(200);
+    expect((await fetch(`${url}/api/agents`)).status).toBe(200);
+    const proxied = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' });
+    expect(proxied.status).toBe(404);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited).toBe(143);
 });

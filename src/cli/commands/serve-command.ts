@@ -24,44 +24,63 @@ export async function runServeCommand(flags: ServeFlags, io: CliIo): Promise<voi
   const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');
   const modelBudget = budget === 'model' ? ((await loadCliConfig(io)).modelBudget ?? true) : undefined;
   const location = cliStoreLocation(io, flags);
-  const [{ openStoreOrConnect }, { saveHistoryViews }, { startProxy }] = await Promise.all([
+  const [{ openStoreOrConnect }, { saveHistoryViews }, { startProxy }, { createWebHandler, startWebServer }, { RemoteHistoryStore }] = await Promise.all([
     import('../../store/open-store-or-connect.js'),
     import('../../conversation/history-outline.js'),
     import('../../serve/start-proxy.js'),
+    import('../../web/index.js'),
+    import('../../store/remote-history-store.js'),
   ]);
   const store = await openStoreOrConnect(location, { saveViews: saveHistoryViews });
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  // The web view hears the store's writes: it is served by the process that holds the store.
+  const holdsStore = !(store instanceof RemoteHistoryStore);
+  if (flags.proxy === false && !holdsStore) {
+    await store.close();
+    throw new SlidingContextError('STORE_LOCKED', 'serve --no-proxy: another process holds this PGlite store; open the web view in that process (sliding-context serve), or stop it first.');
+  }
+  let running: { readonly url: string; close(): Promise<void> };
   try {
-    proxy = await startProxy({
-      store,
-      host: flags.host,
-      port,
-      token: flags.token,
-      upstreamOpenAi: flags.upstreamOpenai,
-      upstreamAnthropic: flags.upstreamAnthropic,
-      budgetTokens: typeof budget === 'number' ? budget : undefined,
-      modelBudget,
-      policy,
-      onProblem: (problem) => io.stderr.write(`serve: ${problem}\n`),
-    });
+    if (flags.proxy === false) {
+      const web = await startWebServer({ store, host: flags.host, port, token: flags.token });
+      running = { url: web.url.replace(/\/$/, ''), close: () => web.close() };
+    } else {
+      const web = holdsStore ? createWebHandler({ store, token: flags.token }) : undefined;
+      const proxy = await startProxy({
+        store,
+        host: flags.host,
+        port,
+        token: flags.token,
+        upstreamOpenAi: flags.upstreamOpenai,
+        upstreamAnthropic: flags.upstreamAnthropic,
+        budgetTokens: typeof budget === 'number' ? budget : undefined,
+        modelBudget,
+        policy,
+        web,
+        onProblem: (problem) => io.stderr.write(`serve: ${problem}\n`),
+      });
+      running = { url: proxy.url, close: async () => Promise.all([proxy.close(), web?.close()]).then(() => undefined) };
+    }
   } catch (error) {
     await store.close();
     throw error;
   }
   const stopped = new Promise<void>((resolve) => {
     io.onInterrupt(async () => {
-      await proxy.close();
+      await running.close();
       await store.close();
       resolve();
     });
   });
   const where = 'dataDir' in location ? location.dataDir : 'the PostgreSQL server';
   const token = flags.token === undefined ? '' : `, and the header x-sliding-context-token: <token>`;
+  const page = flags.token === undefined ? `${running.url}/` : `${running.url}/?token=<token>`;
   io.stdout.write([
-    `sliding-context serve: listening on ${proxy.url} (store: ${where})`,
-    `  OpenAI clients:    OPENAI_BASE_URL=${proxy.url}/v1${token}`,
-    `  Anthropic clients: ANTHROPIC_BASE_URL=${proxy.url}${token}`,
-    '  Keys go upstream as the client sends them. Ctrl-C stops.',
+    `sliding-context serve: listening on ${running.url} (store: ${where})`,
+    ...(flags.proxy === false
+      ? []
+      : [`  OpenAI clients:    OPENAI_BASE_URL=${running.url}/v1${token}`, `  Anthropic clients: ANTHROPIC_BASE_URL=${running.url}${token}`, '  Keys go upstream as the client sends them.']),
+    holdsStore ? `  History in the browser: ${page}` : '  The web view is served by the process that holds the store.',
+    '  Ctrl-C stops.',
     '',
   ].join('\n'));
   await stopped;

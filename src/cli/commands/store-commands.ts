@@ -2,9 +2,7 @@ import type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
 import type { HistoryFlags } from './store-command-lines.js';
 import { agentSettings, storedPreambleCount } from '../../conversation/agent-settings.js';
 import { storedSyntheticResults } from '../../conversation/synthetic-result-counts.js';
-import type { StoredSummary } from '../../conversation/active-summary.js';
 import {
-  type ExchangeHistory,
   type OutlinePlanOptions,
   planHistoryView,
   planOutlinedHistory,
@@ -29,12 +27,14 @@ import { cliStoreLocation, withCliStore } from '../open-cli-store.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentsTable } from '../render/agents-table.js';
 import { renderHistoryTimelineReport } from '../render/history-timeline-report.js';
-import { buildHistoryTimeline, recentTimelineRows, type TimelineRow } from '../../conversation/history-timeline.js';
+import { buildHistoryTimeline, recentTimelineRows } from '../../conversation/history-timeline.js';
 import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSource, saveHistoryTimeline } from '../../conversation/saved-history-timeline.js';
 import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './history-row-limits.js';
 import { formatCount } from '../render/format-count.js';
-import { renderHistoryReport, type SummaryView } from '../render/history-report.js';
-import { agentExchangeNumbering, agentWindowJson } from '../render/agent-window-json.js';
+import { renderHistoryReport } from '../render/history-report.js';
+import { agentHistoryJson } from '../../views/agent-history-json.js';
+import { agentExchangeNumbering } from '../../views/agent-window-json.js';
+import { summaryView } from '../../views/summary-view.js';
 
 export type { StoreCommandFlags, TargetFlags } from '../command-flags.js';
 
@@ -138,32 +138,16 @@ function printHistory(
   agentId: string,
   flags: HistoryFlags,
   limits: HistoryRowLimits,
-  { plan, exchanges, summary, cache }: PlannedHistory,
+  planned: PlannedHistory,
   source: HistoryTimelineSource,
 ): void {
+  const { plan, exchanges, summary, cache } = planned;
   const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges);
   const recent = flags.all === true ? { rows: every, earlier: 0 } : recentTimelineRows(every);
   const { rows, offset } = sliceHistoryRows(recent.rows, limits);
   if (flags.json) {
-    const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
-    const timeline = rows.map(timelineRowJson);
-    io.stdout.write(
-      `${JSON.stringify(
-        {
-          ...json,
-          agentId,
-          summary: summary ? summaryJson(summary, exchanges) : null,
-          ...(cache ? { cache } : {}),
-          request: undefined,
-          timeline,
-          timelineRange: { first: recent.earlier + offset, count: rows.length, total: every.length },
-          events: timeline.filter((row) => row.type === 'event'),
-          hiddenExchanges: timeline.filter((row) => row.type === 'exchange' && (row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound')),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const range = { first: recent.earlier + offset, count: rows.length, total: every.length };
+    io.stdout.write(`${JSON.stringify(agentHistoryJson(agentId, planned, rows, range), null, 2)}\n`);
     return;
   }
   io.stdout.write(
@@ -175,7 +159,7 @@ function printHistory(
       offsetBeforeRange: recent.earlier,
       total: every.length,
       all: flags.all === true,
-      summary: summary && summaryJson(summary, exchanges),
+      summary: summary && summaryView(summary, exchanges),
       exchangesIn: exchanges.filter((exchange) => exchange.inWindow).length,
       exchangesOut: exchanges.filter((exchange) => !exchange.inWindow).length,
       now: new Date(),
@@ -186,38 +170,9 @@ function printHistory(
   );
 }
 
-/** A timeline row as `history --json` prints it: an event without its absent parts. */
-function timelineRowJson(row: TimelineRow) {
-  if (row.type === 'exchange') return row;
-  const { fork, tookOut, ...rest } = row;
-  return { ...rest, ...(fork ? { fork } : {}), ...(tookOut === undefined ? {} : { tookOut }) };
-}
-
 /** The `/history` view of an agent as text, with the summary in force. */
 export function renderAgentHistory(agentId: string, { plan, exchanges, summary, cache }: PlannedHistory): string {
-  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryJson(summary, exchanges), cache);
-}
-
-// Folded pairwise, not Math.min(...covered): a summary may stand for more exchanges than a call takes arguments.
-const lower = (low: number, index: number) => Math.min(low, index);
-const higher = (high: number, index: number) => Math.max(high, index);
-
-/** The summary in force as `history` shows it: what it says, what it covers, what it cost. */
-function summaryJson(summary: StoredSummary, exchanges: readonly ExchangeHistory[]): SummaryView {
-  const summarized = exchanges.filter((exchange) => exchange.summarized);
-  const covered = summarized.map((exchange) => exchange.index);
-  const start = summarized[0];
-  return {
-    text: summary.data.text,
-    summarizer: summary.data.summarizer,
-    coveredExchanges: summary.data.coveredExchanges,
-    exchanges: covered.length > 0 ? { first: covered.reduce(lower), last: covered.reduce(higher) } : null,
-    // A rolling summary covers everything from its first exchange on, not only its own range.
-    messages: { first: start ? { agentId: start.agentId, seq: start.firstSeq } : summary.first, last: summary.last },
-    tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
-    cost: summary.data.cost,
-    createdAt: summary.createdAt,
-  };
+  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryView(summary, exchanges), cache);
 }
 
 /**

@@ -11,8 +11,9 @@ import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { describeInput, inputJson, readConversationInput, resolveTarget } from '../read-conversation-input.js';
-import { toWindowJson } from '../render/window-json.js';
-import { agentWindowJson, agentWindowRows } from '../render/agent-window-json.js';
+import { toWindowJson } from '../../views/window-json.js';
+import { agentWindowRows } from '../render/agent-window-json.js';
+import { agentWindowJson } from '../../views/agent-window-json.js';
 import { renderWindowReport, windowReportRows } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 

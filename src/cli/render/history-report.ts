@@ -1,6 +1,6 @@
 import type { ExchangeHistory } from '../../conversation/conversation.js';
 import type { TurnCacheUsage } from '../../conversation/prompt-cache.js';
-import type { SummaryCost } from '../../condense/summarizer.js';
+import type { SummaryView } from '../../views/summary-view.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
@@ -13,20 +13,6 @@ import { neutralizeControlCharacters } from './neutralize-control-characters.js'
 import { overBudgetNote } from './over-budget-note.js';
 import { cutText, stablePrefixText } from './cut-text.js';
 import { agentExchangeNumbering } from './agent-window-json.js';
-
-/** The summary in force, as `history` shows it (and `history --json` prints it). */
-export interface SummaryView {
-  readonly text: string;
-  readonly summarizer: string;
-  readonly coveredExchanges: number;
-  /** Indices of the first and last exchange it covers in this view. */
-  readonly exchanges: { readonly first: number; readonly last: number } | null;
-  /** The stored messages it covers. */
-  readonly messages: { readonly first: { readonly agentId: string; readonly seq: number }; readonly last: { readonly agentId: string; readonly seq: number } };
-  readonly tokens: number | null;
-  readonly cost: SummaryCost;
-  readonly createdAt: Date;
-}
 
 /** The summary block under the rule: its header and its first lines. */
 export function renderSummary(summary: SummaryView): string[] {

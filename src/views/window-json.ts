@@ -1,4 +1,4 @@
-import type { WindowPlan } from '../../window/window-plan.js';
+import type { WindowPlan } from '../window/window-plan.js';
 
 /** The `--json` report: the plan, the window's messages, and the body to send in the input's format. */
 export function toWindowJson(plan: WindowPlan, input: string | { readonly format: string; readonly transcript?: string }, request: unknown) {

@@ -1,0 +1,66 @@
+import { sql } from 'kysely';
+import type { OpenDatabase } from './open-database.js';
+
+/** The PostgreSQL channel every store write is announced on, with the agent id as its payload. */
+export const WRITES_CHANNEL = 'sliding_context_writes';
+
+/** Told the id of the agent a committed write changed (appended to, forked, ranged, renamed, created). */
+export type WriteListener = (agentId: string) => void;
+
+/**
+ * Tells listeners of the writes to a store. On PGlite every write runs in this process (other
+ * processes' go through the holder's socket), so listeners are called directly. On a server,
+ * writes may come from any process: each is announced with NOTIFY once committed, and
+ * listeners hear them through one LISTEN connection, opened with the first listener.
+ */
+export class WriteNotifications {
+  readonly #database: OpenDatabase;
+  readonly #listeners = new Set<WriteListener>();
+  #listening: Promise<() => Promise<void>> | undefined;
+
+  constructor(database: OpenDatabase) {
+    this.#database = database;
+  }
+
+  /** Announces a committed write; a failure to announce never fails the write. */
+  async written(agentId: string): Promise<void> {
+    if (this.#database.listen === undefined) {
+      this.#tell(agentId);
+      return;
+    }
+    await sql`select pg_notify(${WRITES_CHANNEL}, ${agentId})`.execute(this.#database.db).catch(() => undefined);
+  }
+
+  /** Adds a listener; resolves once writes reach it, to a function that removes it. */
+  async add(listener: WriteListener): Promise<() => Promise<void>> {
+    this.#listeners.add(listener);
+    const listen = this.#database.listen;
+    if (listen !== undefined) {
+      this.#listening ??= listen(WRITES_CHANNEL, (agentId) => {
+        this.#tell(agentId);
+      });
+      await this.#listening;
+    }
+    return async () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) await this.stop();
+    };
+  }
+
+  /** Closes the LISTEN connection, if one is open. */
+  async stop(): Promise<void> {
+    const listening = this.#listening;
+    this.#listening = undefined;
+    if (listening) await (await listening.catch(() => () => Promise.resolve()))();
+  }
+
+  #tell(agentId: string): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(agentId);
+      } catch {
+        // A listener's failure is its own: the write is done, and the other listeners are told.
+      }
+    }
+  }
+}

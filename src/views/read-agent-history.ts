@@ -1,0 +1,37 @@
+import { agentSettings, storedPreambleCount } from '../conversation/agent-settings.js';
+import type { ConversationStore } from '../conversation/conversation-store.js';
+import { type OutlinePlanOptions, planHistoryView } from '../conversation/exchange-history.js';
+import { buildHistoryTimeline } from '../conversation/history-timeline.js';
+import { readHistoryOutline } from '../conversation/history-outline.js';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
+import { agentHistoryJson } from './agent-history-json.js';
+
+/** What planning an agent's history takes, from its stored meta. */
+export type PlanOptionsOf = (meta: Readonly<Record<string, unknown>>) => Promise<OutlinePlanOptions>;
+
+/**
+ * Plans with the model and settings the agent was stored with; the counter for its model is
+ * loaded only when a count is not stored for it.
+ */
+export const storedPlanOptions: PlanOptionsOf = (meta) => {
+  const provider = typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER;
+  const model = typeof meta.model === 'string' ? meta.model : DEFAULT_MODEL;
+  return Promise.resolve({
+    ...agentSettings(meta),
+    provider,
+    model,
+    preambleCount: storedPreambleCount(meta, { provider, model }),
+    loadCounter: async () => (await import('../tokens/load-token-counter.js')).loadTokenCounter({ targets: [{ provider, model }] }),
+  });
+};
+
+/**
+ * An agent's whole history as `history <agent> --json --all` prints it, read from the store
+ * (nothing is saved beside it: a reader of a live store must not write).
+ */
+export async function readAgentHistoryJson(store: ConversationStore, agentId: string, planOptions: PlanOptionsOf = storedPlanOptions) {
+  const [outline, source] = await Promise.all([readHistoryOutline(store, agentId), store.timeline(agentId, { acrossClears: true })]);
+  const planned = await planHistoryView({ ...(await planOptions(outline.meta)), store, agentId, outline });
+  const rows = buildHistoryTimeline(agentId, source.entries, source.forks, planned.exchanges);
+  return agentHistoryJson(agentId, planned, rows, { first: 0, count: rows.length, total: rows.length });
+}
