@@ -1,5 +1,6 @@
 /** The ranges an agent's window evicted, readmitted or summarized: recorded, and read back. */
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { isRecord } from '../message/is-record.js';
 import { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 import type { ContextRange, ContextRangeInput } from './history-store-types.js';
@@ -47,20 +48,22 @@ export async function readRanges(
 ): Promise<ContextRange[]> {
   const key = parseAgentId(agentId);
   // With `inherited`, each ancestor's ranges recorded up to the fork that leads here, too.
-  const scopes: { id: string; until?: Date }[] = [{ id: key.id }];
+  // A fork's time as the database keeps it (microseconds): a JS Date would round it down to the
+  // millisecond, and drop a range recorded in the same millisecond before the fork.
+  const scopes: { id: string; until?: string }[] = [{ id: key.id }];
   if (filter.inherited === true) {
     const { lineage } = await requireAgent(db, key);
     const path = [...lineage, key.id];
     if (path.length > 1) {
-      const rows = await db.selectFrom('agents').select(['id', 'created_at']).where('root_id', '=', key.rootId).where('id', 'in', path).execute();
-      const created = new Map(rows.map((row) => [row.id, new Date(row.created_at)]));
+      const rows = await db.selectFrom('agents').select(['id', sql<string>`created_at::text`.as('created')]).where('root_id', '=', key.rootId).where('id', 'in', path).execute();
+      const created = new Map(rows.map((row) => [row.id, row.created]));
       for (let index = path.length - 2; index >= 0; index--) {
-        scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as Date });
+        scopes.push({ id: path[index] as string, until: created.get(path[index + 1] as string) as string });
       }
     }
   }
   let query = db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId)
-    .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until ? [eb('created_at', '<=', scope.until)] : [])]))));
+    .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until === undefined ? [] : [eb('created_at', '<=', sql<Date>`${scope.until}::timestamptz`)])]))));
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
   const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });

@@ -182,6 +182,17 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(await store.ranges(child, { kind: 'summary' })).toEqual([]);
     });
 
+    it('inherits a range recorded just before the fork, in the same millisecond too', async () => {
+      // Timestamps are microseconds in the database: a fork read back as a JS Date (milliseconds) once dropped these.
+      for (let round = 0; round < 20; round++) {
+        const parent = await store.createAgent();
+        await store.append(parent, [user('a'), answer('b')]);
+        await store.recordRanges(parent, [{ kind: 'summary', first: { agentId: parent, seq: 1 }, last: { agentId: parent, seq: 2 }, data: { text: `round ${round}` } }]);
+        const child = await store.fork(parent);
+        expect((await store.ranges(child, { inherited: true })).map((range) => range.data.text)).toEqual([`round ${round}`]);
+      }
+    });
+
     it('lists agents with their counts and parents', async () => {
       const agent = await store.createAgent();
       await store.append(agent, [user('x')], { counts: [{ tokens: 12, exact: true, method: 'o200k_base' }], countTarget: { provider: 'openai', model: 'gpt-4o' } });
