@@ -1,9 +1,8 @@
+import { TokenCounterCache } from '../tokens/token-counter-cache.js';
 import type { CondenseOptions } from '../conversation/conversation.js';
 import { ConversationRegistry, type PlacedCall, type RegistryStore } from '../conversation/conversation-registry.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import { loadTokenCounter } from '../tokens/load-token-counter.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../window/model-budget.js';
 import type { WindowPolicy } from '../window/window-policy.js';
 import { AgentLanes } from './agent-lanes.js';
@@ -39,7 +38,7 @@ export interface ProxiedCall {
  */
 export class ProxyConversations {
   readonly #registries = new Map<string, ConversationRegistry>();
-  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #counters = new TokenCounterCache();
   readonly #store: RegistryStore;
   readonly #settings: ProxyWindowSettings;
   readonly #lanes = new AgentLanes();
@@ -56,7 +55,7 @@ export class ProxyConversations {
   async place(call: ProxiedCall): Promise<PlacedCall> {
     requireValidConversation(call.messages);
     const { api, format } = call.endpoint;
-    const counter = await this.#counterFor(api, call.model);
+    const counter = await this.#counters.counterFor({ provider: api, model: call.model });
     let registry = this.#registries.get(format);
     if (!registry) {
       registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy' });
@@ -87,15 +86,5 @@ export class ProxyConversations {
   /** Waits for the store work queued so far. */
   settled(): Promise<void> {
     return this.#lanes.settled();
-  }
-
-  #counterFor(provider: string, model: string): Promise<TokenCounter> {
-    const key = `${provider}/${model}`;
-    let counter = this.#counters.get(key);
-    if (!counter) {
-      counter = loadTokenCounter({ targets: [{ provider, model }] });
-      this.#counters.set(key, counter);
-    }
-    return counter;
   }
 }

@@ -17,9 +17,9 @@ afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-it('serve holds the store while the CLI reads it from another process, and lets it go on SIGTERM', async () => {
-  const upstream = await startScriptedUpstream(await loadTokenCounter({ targets: [{ provider: 'openai', model: 'gpt-4o' }] }));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, '--upstream-openai', upstream.url, '--budget', '1500'], {
+/** Starts `serve` with `args` in a child process; `url` is where it listens once it says so. */
+function spawnServe(args: readonly string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
     cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '' },
   });
   let output = '';
@@ -27,19 +27,26 @@ it('serve holds the store while the CLI reads it from another process, and lets 
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', resolve);
   });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then(() => {
-        reject(new Error(`serve exited: ${output}`));
-      });
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
     });
-    expect(output).toContain(`OPENAI_BASE_URL=${url}/v1`);
-    expect(output).toContain(`ANTHROPIC_BASE_URL=${url}`);
+    void exited.then(() => {
+      reject(new Error(`serve exited: ${output}`));
+    });
+  });
+  return { child, url, exited, output: () => output };
+}
+
+it('serve holds the store while the CLI reads it from another process, and lets it go on SIGTERM', async () => {
+  const upstream = await startScriptedUpstream(await loadTokenCounter({ targets: [{ provider: 'openai', model: 'gpt-4o' }] }));
+  const { child, url: listening, exited, output } = spawnServe(['--upstream-openai', upstream.url, '--budget', '1500']);
+  try {
+    const url = await listening;
+    expect(output()).toContain(`OPENAI_BASE_URL=${url}/v1`);
+    expect(output()).toContain(`ANTHROPIC_BASE_URL=${url}`);
 
     const client = new OpenAI({ apiKey: 'sk-test', baseURL: `${url}/v1`, maxRetries: 0 });
     const messages: OpenAI.ChatCompletionMessageParam[] = [];
@@ -72,7 +79,7 @@ it('serve holds the store while the CLI reads it from another process, and lets 
     expect((JSON.parse(window.stdout) as { evictedExchanges: number }).evictedExchanges).toBeGreaterThan(0);
 
     // The history's web view, on the same port as the proxy.
-    expect(output).toContain(`History in the browser: ${url}/`);
+    expect(output()).toContain(`History in the browser: ${url}/`);
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<title>sliding-context · history</title>');
@@ -91,26 +98,10 @@ it('serve holds the store while the CLI reads it from another process, and lets 
 });
 
 it('serve --no-proxy serves the web view alone: the page and its API, no proxy endpoint', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--no-proxy', '--port', '0', '--data-dir', dataDir], {
-    cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '' },
-  });
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', resolve);
-  });
+  const { child, url: listening, exited, output } = spawnServe(['--no-proxy']);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then(() => {
-        reject(new Error(`serve exited: ${output}`));
-      });
-    });
-    expect(output).not.toContain('OPENAI_BASE_URL');
+    const url = await listening;
+    expect(output()).not.toContain('OPENAI_BASE_URL');
     expect((await fetch(`${url}/`)).status).toBe(200);
     expect((await fetch(`${url}/api/agents`)).status).toBe(200);
     const proxied = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' });

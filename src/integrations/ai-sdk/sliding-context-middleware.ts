@@ -1,11 +1,10 @@
+import { TokenCounterCache } from '../../tokens/token-counter-cache.js';
 import type { CondenseOptions, ConversationListener } from '../../conversation/conversation.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { isRecord } from '../../message/is-record.js';
 import type { ModelMessage, ToolDefinition } from '../../message/message.js';
 import { defaultDataDir } from '../../store/default-data-dir.js';
 import type { HistoryStore } from '../../store/history-store.js';
-import { loadTokenCounter } from '../../tokens/load-token-counter.js';
-import type { TokenCounter } from '../../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../../window/model-budget.js';
 import type { WindowPolicy } from '../../window/window-policy.js';
 import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
@@ -104,7 +103,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
   }
   const version = (options.specificationVersion ?? 'v4') as V;
   let opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
-  const counters = new Map<string, Promise<TokenCounter>>();
+  const counters = new TokenCounterCache();
   let queue: Promise<unknown> = Promise.resolve();
 
   const open = () => {
@@ -114,15 +113,6 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
       return { store, registry: new ConversationRegistry(store, { ...options, format: 'ai-sdk', client: 'ai-sdk' }) };
     })();
     return opened;
-  };
-  const counterFor = (provider: string, model: string) => {
-    const key = `${provider}/${model}`;
-    let counter = counters.get(key);
-    if (!counter) {
-      counter = loadTokenCounter({ targets: [{ provider, model }] });
-      counters.set(key, counter);
-    }
-    return counter;
   };
   /** Store work runs one call at a time, so that two calls never place the same prompt twice. */
   const serially = <T>(work: () => Promise<T>): Promise<T> => {
@@ -134,7 +124,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
   const place = async (params: CallParams, model: { provider: string; modelId: string }): Promise<PlacedCall> => {
     const messages = messagesFromPrompt(params.prompt);
     const provider = providerName(model.provider);
-    const counter = await counterFor(provider, model.modelId);
+    const counter = await counters.counterFor({ provider, model: model.modelId });
     const { registry } = await open();
     return serially(() => registry.place(messages, {
       provider, model: model.modelId, counter, tools: toolDefinitions(params.tools), name: conversationIdOf(params.providerOptions) ?? options.conversationId,

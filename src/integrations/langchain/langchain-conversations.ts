@@ -1,26 +1,13 @@
+import { TokenCounterCache } from '../../tokens/token-counter-cache.js';
 import { type Conversation, type ConversationEvent, openConversation } from '../../conversation/conversation.js';
-import type { CondenseOptions } from '../../conversation/conversation-options.js';
 import type { ToolDefinition } from '../../message/message.js';
+import type { IntegrationOptions } from '../integration-options.js';
 import { defaultDataDir } from '../../store/default-data-dir.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { parseAgentId } from '../../store/agent-id.js';
-import { loadTokenCounter } from '../../tokens/load-token-counter.js';
-import { type CountTarget, countTargetKey, type TokenCounter } from '../../tokens/token-counter.js';
-import type { WindowPolicy } from '../../window/window-policy.js';
+import type { CountTarget } from '../../tokens/token-counter.js';
 
-/** Where the history is kept and how the window is planned: the options every integration takes. */
-export interface IntegrationOptions {
-  /** An embedded PGlite directory (default: the CLI's, `$SLIDING_CONTEXT_DATA_DIR` or `~/.local/share/sliding-context`). */
-  readonly dataDir?: string | undefined;
-  /** A store opened by the caller (PostgreSQL or PGlite), used instead of `dataDir` and left open. */
-  readonly store?: HistoryStore | undefined;
-  /** The conversation (an agent id, or a name `agents` shows) used when a call names none. */
-  readonly conversationId?: string | undefined;
-  /** Tokens a request may use; default: derived from the model (its context window less output and a buffer). */
-  readonly budgetTokens?: number | undefined;
-  readonly policy?: WindowPolicy | undefined;
-  readonly condense?: CondenseOptions | undefined;
-}
+export type { IntegrationOptions } from '../integration-options.js';
 
 /** One conversation as the integration holds it: the ids it has stored, and a queue so that its steps never interleave. */
 export interface HeldConversation {
@@ -48,7 +35,7 @@ export interface OpenFor {
 export class IntegrationConversations {
   readonly #options: IntegrationOptions;
   #store: Promise<HistoryStore> | undefined;
-  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #counters = new TokenCounterCache();
   readonly #held = new Map<string, Promise<HeldConversation>>();
 
   constructor(options: IntegrationOptions) {
@@ -60,16 +47,6 @@ export class IntegrationConversations {
     if (this.#options.store) return Promise.resolve(this.#options.store);
     this.#store ??= HistoryStore.open({ dataDir: this.#options.dataDir ?? (process.env.SLIDING_CONTEXT_DATA_DIR || defaultDataDir(process.env)) });
     return this.#store;
-  }
-
-  #counter(target: CountTarget): Promise<TokenCounter> {
-    const key = countTargetKey(target);
-    let counter = this.#counters.get(key);
-    if (!counter) {
-      counter = loadTokenCounter({ targets: [target] });
-      this.#counters.set(key, counter);
-    }
-    return counter;
   }
 
   /** The conversation for `key`, opened on first use. */
@@ -91,7 +68,7 @@ export class IntegrationConversations {
       store,
       ...(agentId === undefined ? {} : { agentId }),
       ...openFor.target,
-      counter: await this.#counter(openFor.target),
+      counter: await this.#counters.counterFor(openFor.target),
       system: openFor.system,
       tools: openFor.tools,
       ...(this.#options.budgetTokens === undefined ? { modelBudget: true } : { budgetTokens: this.#options.budgetTokens }),

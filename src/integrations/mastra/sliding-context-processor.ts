@@ -1,33 +1,21 @@
+import { TokenCounterCache } from '../../tokens/token-counter-cache.js';
 import type {
   ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessInputStepArgs, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs, Processor,
 } from '@mastra/core/processors';
-import type { CondenseOptions, ConversationEvent } from '../../conversation/conversation.js';
+import type { ConversationEvent } from '../../conversation/conversation.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ToolDefinition } from '../../message/message.js';
+import type { IntegrationOptions } from '../integration-options.js';
 import { defaultDataDir } from '../../store/default-data-dir.js';
 import type { HistoryStore } from '../../store/history-store.js';
-import { loadTokenCounter } from '../../tokens/load-token-counter.js';
-import type { TokenCounter } from '../../tokens/token-counter.js';
-import type { WindowPolicy } from '../../window/window-policy.js';
 import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
 import { messagesFromPrompt, messagesToPrompt } from '../ai-sdk/language-model-prompt.js';
 import { type EventLogger, reportMastraEvents } from './mastra-events.js';
 import { stepAnswerFromChunks } from './mastra-step-answer.js';
 import { mastraToolDefinitions } from './mastra-tool-definitions.js';
 
-/** Options of {@link SlidingContextProcessor}. */
-export interface SlidingContextProcessorOptions {
-  /** The embedded PGlite directory of the history; default: the CLI's (`$SLIDING_CONTEXT_DATA_DIR` or `~/.local/share/sliding-context`). */
-  readonly dataDir?: string | undefined;
-  /** A history store already open (PGlite or PostgreSQL), instead of `dataDir`; it stays open after `close()`. */
-  readonly store?: HistoryStore | undefined;
-  /** The conversation of calls that name no thread (the agent's name in `agents`); without either, the prefix rule places them. */
-  readonly conversationId?: string | undefined;
-  /** Tokens a request may use; default: derived from the model (its context window less output and a buffer). */
-  readonly budgetTokens?: number | undefined;
-  readonly policy?: WindowPolicy | undefined;
-  readonly condense?: CondenseOptions | undefined;
-}
+/** Options of {@link SlidingContextProcessor}: where the history is kept and how the window is planned, as every integration takes them. */
+export type SlidingContextProcessorOptions = IntegrationOptions;
 
 /** What one step of a run holds between its hooks: the step's tools, the conversation it was placed in, and the tokens it sent. */
 interface StepState {
@@ -65,7 +53,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
   readonly name = 'Sliding Context';
   readonly #options: SlidingContextProcessorOptions;
   readonly #steps = new WeakMap<object, StepState>();
-  readonly #counters = new Map<string, Promise<TokenCounter>>();
+  readonly #counters = new TokenCounterCache();
   readonly #events: ConversationEvent[] = [];
   #logger: EventLogger | undefined;
   #opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
@@ -96,7 +84,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
     const model = typeof args.model === 'object' && 'modelId' in args.model ? args.model : undefined;
     if (!model) throw new SlidingContextError('INVALID_OPTION', 'SlidingContextProcessor: the step\'s model is not resolved to a language model with a provider and model id.');
     const provider = providerName(model.provider);
-    const counter = await this.#counter(provider, model.modelId);
+    const counter = await this.#counters.counterFor({ provider, model: model.modelId });
     const { registry } = await this.#open();
     const messages = messagesFromPrompt(args.prompt);
     const name = threadOf(args) ?? this.#options.conversationId;
@@ -177,16 +165,6 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
   /** The logger of the Mastra instance the agent is registered with, else of the agent when Mastra passes it. */
   #loggerOf(args: { readonly agent?: { __getLogger(): EventLogger } | undefined }): EventLogger | undefined {
     return this.#logger ?? args.agent?.__getLogger();
-  }
-
-  #counter(provider: string, model: string): Promise<TokenCounter> {
-    const key = `${provider}/${model}`;
-    let counter = this.#counters.get(key);
-    if (!counter) {
-      counter = loadTokenCounter({ targets: [{ provider, model }] });
-      this.#counters.set(key, counter);
-    }
-    return counter;
   }
 
   /** Store work runs one step at a time, so that two runs never place the same prompt twice. */
