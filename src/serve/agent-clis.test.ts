@@ -2,7 +2,7 @@
  * Real agent command lines that no one here wrote, Codex (`codex exec`) and Claude Code (`claude -p`),
  * run a scripted two-turn, two-tool task through the proxy against a scripted loopback upstream, with
  * a budget that makes the window slide; the built CLI reads the store from another process meanwhile.
- * The command lines are installed on demand (src/testing/agent-clis, about 800 MB).
+ * The command lines are installed on demand (agent-clis/, about 800 MB).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The agent command lines the proxy is tested with, `codex` (@openai/codex) and `claude`
- * (@anthropic-ai/claude-code), installed on demand in src/testing/agent-clis: a package of its own,
+ * (@anthropic-ai/claude-code), installed on demand in agent-clis/ at the package's root: a package of its own,
  * about 800 MB, that the project's own install never pulls.
  */
 import { existsSync } from 'node:fs';
@@ -14,7 +14,7 @@ export interface AgentCliBinaries {
   readonly claude: string;
 }
 
-const agentClisDirectory = fileURLToPath(new URL('agent-clis/', import.meta.url));
+const agentClisDirectory = fileURLToPath(new URL('../../agent-clis/', import.meta.url));
 
 /**
  * Claude Code's `bin/claude.exe` is a placeholder until its install script copies the native binary of
