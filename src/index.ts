@@ -54,6 +54,7 @@ export type { PlannedExchange, SyntheticResult, WindowPlan } from './window/wind
 export type { CutReason, StablePrefixEnd, WindowCut } from './window/window-cut-report.js';
 export { type PruneResult, WindowState, type WindowStateOptions } from './window/window-state.js';
 export { DIGEST_HEADING, digestExchange, digestSummarizer } from './condense/digest-summarizer.js';
+export { describeLoss, LOSS_KINDS, type LossItem, type LossKind, type LossReportInput, lossReport, MAX_LOSS_ITEMS } from './condense/loss-report.js';
 export type { Summarizer, SummaryCost, SummaryInput, SummaryResult } from './condense/summarizer.js';
 export { checkSummary, type SummaryFailure, type SummaryFailureReason } from './condense/summary-failure.js';
 export { isSummaryMessage, type SummaryData, summaryMessage } from './condense/stored-summary.js';

@@ -9,6 +9,13 @@ export type Opened = { readonly kind: 'messages'; readonly agentId: string; read
 const EVENT_SYMBOLS: Readonly<Record<string, string>> = { clear: '⌫ clear', mark: '⚑ mark', rewind: '↶ rewind', fork: '↳ fork' };
 const number = new Intl.NumberFormat('en-US');
 
+/** A summary's loss report in one line, as `history` prints it: `dropped 3: path src/a.ts, …`. */
+function droppedText(dropped: readonly { readonly kind: string; readonly text: string }[]): string {
+  if (dropped.length === 0) return 'loss report: nothing dropped';
+  const named = dropped.slice(0, 3).map((item) => `${item.kind} ${item.text.length > 60 ? `${item.text.slice(0, 59)}…` : item.text}`);
+  return `loss report: dropped ${dropped.length}: ${named.join(', ')}${dropped.length > 3 ? ', …' : ''}`;
+}
+
 /**
  * An agent's timeline: one row per exchange (title, tools, tokens as a bar to scale), the
  * events between them, the summary and the `── context ──` cutoff where the window begins.
@@ -36,6 +43,11 @@ export function Timeline(props: { readonly history: TimelineJson; readonly onOpe
             <span class="index">Σ</span>
             <span class="title">{`Summary (${summary.summarizer}) of ${covers}${summary.tokens === null ? '' : ` · ${number.format(summary.tokens)} tokens`}`}</span>
             <span class="loss">{`cost ${number.format(summary.cost.inputTokens)} in / ${number.format(summary.cost.outputTokens)} out tokens`}</span>
+            {summary.dropped && (
+              <span class="loss" data-testid="summary-dropped" title={summary.dropped.map((item) => `${item.kind} ${item.text}`).join('\n')}>
+                {droppedText(summary.dropped)}
+              </span>
+            )}
           </button>
         );
       }

@@ -30,6 +30,8 @@ export interface SummaryJson {
   readonly exchanges: { readonly first: number; readonly last: number } | null;
   readonly tokens: number | null;
   readonly cost: { readonly inputTokens: number; readonly outputTokens: number; readonly usd?: number | null };
+  /** What it left out of the model's view when it was made (its loss report); null when none was recorded. */
+  readonly dropped?: readonly { readonly kind: string; readonly text: string; readonly exchange: number }[] | null;
 }
 
 /** `/api/agents/<id>/timeline`: the history's header figures, its summary and its rows, short. */

@@ -7,7 +7,8 @@ import { toolOutcome, type ToolOutcome } from './_tool-outcome.js';
 
 /** A request is kept whole up to this many characters. */
 export const REQUEST_CHARACTERS = 600;
-const CONSTRAINT_CHARACTERS = 300;
+/** A constraint sentence is kept verbatim up to this many characters. */
+export const CONSTRAINT_CHARACTERS = 300;
 const DECISION_CHARACTERS = 240;
 const COMMAND_CHARACTERS = 160;
 const LEDGER_REQUEST_CHARACTERS = 80;
@@ -21,7 +22,8 @@ export function clip(text: string, characters: number): string {
   return flat.length <= characters ? flat : `${flat.slice(0, characters - 1)}…`;
 }
 
-function textOf(message: ModelMessage): string {
+/** The text parts of a message, joined by newlines (tool calls, results and media left out). */
+export function textOf(message: ModelMessage): string {
   if (typeof message.content === 'string') return message.content;
   return message.content.map((part) => (part.type === 'text' ? part.text : '')).filter((text) => text.trim() !== '').join('\n');
 }

@@ -8,6 +8,7 @@ import { countTargetKey, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowPolicy } from '../window/window-policy.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
 import { checkedSummary, exchangesToCondense } from './condense-pass.js';
+import { rangeLossReport, windowAfterSummary } from './range-loss-report.js';
 import type { ConversationEvent } from './conversation-events.js';
 import type { CompactResult, CondenseOptions } from './conversation-options.js';
 
@@ -79,7 +80,8 @@ export class Condenser {
    * when the request has reached the threshold, the oldest in the window until it is down to the
    * target share. `all`: everything but the pinned exchange and the latest. The summary replaces
    * them only if it passes `checkSummary`; otherwise they stay plainly evicted (or in the
-   * window) and `summary-failed` says why. The history is never touched.
+   * window) and `summary-failed` says why. The history is never touched. The summary's loss
+   * report (what leaves the model's view with it) is recorded with it, and returned as `dropped`.
    */
   async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost): Promise<CompactResult | undefined> {
     const { condense: options, counter, target } = this.#options;
@@ -95,7 +97,7 @@ export class Condenser {
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
       host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail };
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail, dropped: [] };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -119,6 +121,10 @@ export class Condenser {
     const coveredExchanges = (previous?.data.coveredExchanges ?? 0) + chosen.length;
     const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
     const tokensAfter = tokensBefore - leaving - previousTokens + summaryTokens;
+    const covered = new Set(chosen.map((exchange) => exchange.index));
+    const window = windowAfterSummary(host.state(), plan, covered);
+    const replacedSummary = previous && { exchange: previous.first.seq, text: previous.data.text };
+    const dropped = rangeLossReport(host.state(), (index) => host.positionOf(index), [...covered], { summary: result.text, window, replacedSummary });
     if (!dryRun) {
       const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
       const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
@@ -126,11 +132,11 @@ export class Condenser {
         const { name: summarizer } = options.summarizer;
         // With the summary's own count, so that the history view plans it without a tokenizer.
         const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
-        await host.recordSummary(first, last, { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count });
+        await host.recordSummary(first, last, { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped });
         host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
       }
     }
     const after = dryRun ? tokensAfter : host.state().totalTokens;
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null };
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, dropped };
   }
 }

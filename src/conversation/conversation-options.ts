@@ -1,3 +1,4 @@
+import type { LossItem } from '../condense/loss-report.js';
 import type { Summarizer } from '../condense/summarizer.js';
 import type { SummaryFailureReason } from '../condense/summary-failure.js';
 import type { ToolDefinition } from '../message/message.js';
@@ -78,6 +79,8 @@ export interface CompactResult {
   readonly fallback: SummaryFailureReason | null;
   /** What went wrong, in one sentence, when a fallback was taken. */
   readonly fallbackDetail: string | null;
+  /** What the summary leaves out of the model's view (its loss report); empty when no summary was made. */
+  readonly dropped: readonly LossItem[];
 }
 
 /** The report `request()` gives with the body. */

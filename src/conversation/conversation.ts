@@ -287,7 +287,7 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const record = evictionRecord(this.#state, this.#positions, result, reason);
+      const record = evictionRecord(this.#state, this.#positions, result, reason, this.#summary?.data.text);
       if (record) await this.#options.store.recordRanges(this.agentId, [record]);
     }
     return result;
@@ -315,7 +315,7 @@ export class Conversation {
     const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost);
     if (result) return result;
     const tokens = this.#state.plan().totalTokens;
-    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null };
+    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null, dropped: [] };
   }
 
   /** What the condenser reads from this conversation and records through it. */

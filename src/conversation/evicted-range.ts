@@ -1,5 +1,6 @@
 import type { MessagePosition } from '../store/history-store.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
+import { rangeLossReport } from './range-loss-report.js';
 
 /**
  * Where the exchanges a prune evicted are stored: the first message of the oldest and the last
@@ -26,12 +27,14 @@ export function evictedRange(
 
 /**
  * The record of what a prune evicted, as the store keeps it (a range of the history, with how many
- * exchanges, why, and the window's tokens after); undefined when nothing stored was evicted.
+ * exchanges, why, the window's tokens after, and what left the model's view, against the summary
+ * in force and the window); undefined when nothing stored was evicted.
  */
-export function evictionRecord(state: WindowState, positions: readonly (MessagePosition | undefined)[], result: PruneResult, reason: string) {
+export function evictionRecord(state: WindowState, positions: readonly (MessagePosition | undefined)[], result: PruneResult, reason: string, summary?: string) {
   const range = evictedRange(state, positions, result.evicted);
   if (!range) return undefined;
-  const data = { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: state.budgetTokens };
+  const dropped = rangeLossReport(state, (index) => positions[index], result.evicted, { summary, window: state.windowMessages() });
+  const data = { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: state.budgetTokens, dropped };
   return { kind: 'evicted' as const, ...range, data };
 }
 

@@ -9,6 +9,7 @@ import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
+import type { LossRecord } from './loss-records.js';
 import { planWindow } from '../window/plan-window.js';
 import { type TurnCacheUsage, withCacheUsage } from './prompt-cache.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
@@ -75,6 +76,8 @@ export interface PlannedHistory {
   readonly summary: StoredSummary | undefined;
   /** The session's cache figures: every recorded turn's, added up (when any were recorded). */
   readonly cache?: TurnCacheUsage | undefined;
+  /** What each summary and eviction left out of the model's view, oldest first (when any was recorded). */
+  readonly losses?: readonly LossRecord[] | undefined;
 }
 
 /**
@@ -170,7 +173,7 @@ export async function planHistoryView(options: StoredHistoryOptions & { readonly
   const planned = await planOutlinedHistory(outline, { ...options, keptCut });
   if (planned) return planned;
   const { plan, exchanges, summary } = await planStoredHistory(options);
-  return withCacheUsage({ plan, exchanges, summary }, outline.cacheUsage);
+  return withLosses(withCacheUsage({ plan, exchanges, summary }, outline.cacheUsage), outline);
 }
 
 /**
@@ -191,7 +194,11 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const keptCut = options.keptCut ?? (keepsCut ? outline.keptCut : undefined);
   const planned = await planAroundSummary({ ...options, keptCut }, outline.summary, messages, outline.messages, known, false);
-  return withCacheUsage(planned, outline.cacheUsage);
+  return withLosses(withCacheUsage(planned, outline.cacheUsage), outline);
+}
+
+function withLosses(planned: PlannedHistory, outline: HistoryOutline): PlannedHistory {
+  return outline.losses ? { ...planned, losses: outline.losses } : planned;
 }
 
 /**

@@ -4,6 +4,7 @@ import { keptCutPosition } from './kept-cut.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type RecordedCacheUsage, readCacheUsage } from './prompt-cache.js';
 import { saveHistoryTimeline } from './saved-history-timeline.js';
+import { type LossRecord, lossRecordsFromJson, lossRecordToJson, readLossRecords } from './loss-records.js';
 
 /** What the `/history` view of an agent is planned from: its meta, its outline and its summary. */
 export interface HistoryOutline {
@@ -15,22 +16,25 @@ export interface HistoryOutline {
   readonly cacheUsage?: readonly RecordedCacheUsage[] | undefined;
   /** Where a `cache-aware` window's cut is kept (see `keptCutPosition`), so that a saved outline plans the same cut. */
   readonly keptCut?: MessagePosition | undefined;
+  /** The loss reports of its summaries and evictions, oldest first (see `readLossRecords`). */
+  readonly losses?: readonly LossRecord[] | undefined;
 }
 
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
-export const HISTORY_OUTLINE_VIEW = 'history-outline-2';
+export const HISTORY_OUTLINE_VIEW = 'history-outline-3';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
 export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary, cacheUsage, keptCut] = await Promise.all([
+  const [meta, messages, summary, cacheUsage, keptCut, losses] = await Promise.all([
     store.agentMeta(agentId),
     store.outline(agentId),
     activeSummary(store, agentId),
     readCacheUsage(store, agentId),
     // Read whatever the policy: the flags of the command that plans the outline may name another.
     keptCutPosition(store, agentId, { name: 'cache-aware' }),
+    readLossRecords(store, agentId),
   ]);
-  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}) };
+  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}), ...(losses.length > 0 ? { losses } : {}) };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */
@@ -66,6 +70,7 @@ const savedOutline = z.strictObject({
   /** Each turn's recorded cache figures: agent, seq, requests, input, cache read and cache write tokens. */
   cacheUsage: z.array(z.tuple([z.string(), z.number().int(), z.number(), z.number(), z.number(), z.number()])).optional(),
   keptCut: position.optional(),
+  losses: z.array(z.unknown()).optional(),
 });
 
 /** A message as saved: agent (an index into `agents`), seq, role, tokens, count target, method, exact, created (ms), title, tool parts. */
@@ -132,6 +137,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
       usage.cacheWriteTokens,
     ]),
     ...(outline.keptCut ? { keptCut: { agentId: outline.keptCut.agentId, seq: outline.keptCut.seq } } : {}),
+    ...(outline.losses ? { losses: outline.losses.map(lossRecordToJson) } : {}),
   };
 }
 
@@ -140,6 +146,8 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
   const parsed = savedOutline.safeParse(json);
   if (!parsed.success) return undefined;
   const { meta, agents, messages, summary, cacheUsage, keptCut } = parsed.data;
+  const losses = parsed.data.losses === undefined ? [] : lossRecordsFromJson(parsed.data.losses);
+  if (losses === undefined) return undefined;
   const outlined: MessageOutline[] = [];
   for (const row of messages) {
     const checked = outlinedRow(row);
@@ -161,5 +169,12 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
     usage: { requests, inputTokens, cacheReadTokens, cacheWriteTokens },
   }));
   const stored = summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined;
-  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}) };
+  return {
+    meta,
+    messages: outlined,
+    summary: stored,
+    ...(recorded.length > 0 ? { cacheUsage: recorded } : {}),
+    ...(keptCut ? { keptCut } : {}),
+    ...(losses.length > 0 ? { losses } : {}),
+  };
 }

@@ -6,6 +6,7 @@ import { parseConversationInput } from '../import/conversation-input.js';
 import { isRecord } from '../message/is-record.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
 import { readTranscript } from '../sources/read-transcript.js';
+import { pathsIn } from '../condense/_text-paths.js';
 import { parseJsonLines } from '../sources/transcript.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 
@@ -26,16 +27,10 @@ export function readRecordedConversation(file: string): RecordedConversation {
   return { system: input.system, tools: input.tools, messages: input.messages.filter((message) => message.role !== 'event') };
 }
 
+export { pathsIn } from '../condense/_text-paths.js';
+
 /** Arguments that hold file contents, not file names. */
 const CONTENT_KEYS = new Set(['old_string', 'new_string', 'old_text', 'new_text', 'content', 'new_source', 'text', 'edits']);
-const EXTENSIONS = 'ts|tsx|js|jsx|mjs|cjs|json|jsonl|md|py|rs|go|java|rb|yml|yaml|toml|sql|sh|css|html|txt|lock|cfg|ini|xml|c|h|cpp|hpp|cs|kt|swift|php';
-/** A path with a slash in it, or a file name with a known extension. */
-const PATH = new RegExp(`(?<=^|[\\s'"\`(=,\\[])((?:~|\\.{1,2})?/?(?:[\\w@.+-]+/)+[\\w@.+-]*[\\w+-]|[\\w@+-][\\w@.+-]*\\.(?:${EXTENSIONS}))(?=$|[\\s'"\`),:;\\]?!]|\\.(?:\\s|$))`, 'g');
-
-/** The file paths a text names (URLs aside). */
-export function pathsIn(text: string): string[] {
-  return [...text.replace(/\w+:\/\/\S+/g, ' ').matchAll(PATH)].map((match) => match[1] ?? '').filter((path) => path !== '');
-}
 
 function argumentStrings(value: unknown, key = ''): string[] {
   if (CONTENT_KEYS.has(key)) return [];

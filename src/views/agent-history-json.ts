@@ -13,9 +13,10 @@ export interface TimelineRange {
 /**
  * An agent's history as `history --json` prints it (and the web view reads it): the window
  * report of its plan, the summary in force, the timeline rows given (events and hidden
- * exchanges listed apart too) and where they lie in the whole timeline.
+ * exchanges listed apart too) and where they lie in the whole timeline, and the loss reports of
+ * its summaries and evictions.
  */
-export function agentHistoryJson(agentId: string, { plan, exchanges, summary, cache }: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+export function agentHistoryJson(agentId: string, { plan, exchanges, summary, cache, losses }: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
   const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
   const timeline = rows.map(timelineRowJson);
   return {
@@ -28,6 +29,8 @@ export function agentHistoryJson(agentId: string, { plan, exchanges, summary, ca
     timelineRange: range,
     events: timeline.filter((row) => row.type === 'event'),
     hiddenExchanges: timeline.filter((row) => row.type === 'exchange' && (row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound')),
+    /** What each summary and eviction left out of the model's view, oldest first: `dropped: [{ kind, text, exchange }]`. */
+    losses: losses ?? [],
   };
 }
 

@@ -1,6 +1,8 @@
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { StoredSummary } from '../conversation/active-summary.js';
 import type { ExchangeHistory } from '../conversation/exchange-history.js';
+import { storedDropped } from '../conversation/loss-records.js';
+import type { LossItem } from '../condense/loss-report.js';
 
 /** The summary in force, as `history` shows it (and `history --json` prints it). */
 export interface SummaryView {
@@ -14,6 +16,8 @@ export interface SummaryView {
   readonly tokens: number | null;
   readonly cost: SummaryCost;
   readonly createdAt: Date;
+  /** What it left out of the model's view when it was made (its loss report); null when none was recorded. */
+  readonly dropped: readonly LossItem[] | null;
 }
 
 // Folded pairwise, not Math.min(...covered): a summary may stand for more exchanges than a call takes arguments.
@@ -35,5 +39,6 @@ export function summaryView(summary: StoredSummary, exchanges: readonly Exchange
     tokens: typeof summary.data.tokens === 'number' ? summary.data.tokens : null,
     cost: summary.data.cost,
     createdAt: summary.createdAt,
+    dropped: storedDropped(summary.data.dropped) ?? null,
   };
 }

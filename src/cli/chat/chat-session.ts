@@ -12,6 +12,7 @@ import { validateBudgetTokens } from '../../window/budget-tokens.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
+import { renderLossReport } from '../render/loss-report-text.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
 import { reachableMarks } from '../../conversation/reachable-marks.js';
 import { renderMarksList } from '../render/marks-list.js';
@@ -270,7 +271,7 @@ export class ChatSession {
           terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${shownError(preview.fallbackDetail ?? '')})\n` : 'nothing to condense yet\n');
           return true;
         }
-        terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+        terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${renderLossReport(preview.dropped)}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
         if (await terminal.confirm('Replace them with this summary?')) {
           await this.#conversation.compact();
           await this.redraw();

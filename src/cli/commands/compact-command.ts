@@ -11,6 +11,7 @@ import { withCliStore } from '../open-cli-store.js';
 import { providerSdk } from '../provider-sdk.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
+import { renderLossReport } from '../render/loss-report-text.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { agentTarget, print } from './store-commands.js';
 
@@ -34,8 +35,9 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
 
 /**
  * `compact <agent>`: condenses every exchange but the pinned one and the latest into the summary
- * and shows it. `--dry-run` shows the summary and changes nothing. On a terminal (without
- * `--json` or `--yes`) it shows the summary first and asks before it replaces anything.
+ * and shows it, with its loss report (`dropped` in JSON). `--dry-run` shows both and changes
+ * nothing. On a terminal (without `--json` or `--yes`) it shows both first and asks before it
+ * replaces anything.
  */
 export async function runCompactCommand(agentId: string, flags: CompactFlags, io: CliIo): Promise<void> {
   const config = await loadCliConfig(io);
@@ -55,7 +57,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
         io.stdout.write(`${describeOutcome(preview, true)}\n`);
         return;
       }
-      io.stdout.write(`${preview.summary}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
+      io.stdout.write(`${preview.summary}\n\n${renderLossReport(preview.dropped)}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
       if (!(await ask('Replace them with this summary?'))) {
         io.stdout.write('Nothing changed.\n');
         return;
@@ -65,7 +67,8 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
     warnOnFallback(io, result);
     const outcome = describeOutcome(result, flags.dryRun === true);
     // After a preview the summary is on the screen already.
-    print(io, flags.json, result, ask ? outcome : [result.summary ?? '', outcome].filter(Boolean).join('\n\n'));
+    const loss = result.summary === null ? '' : renderLossReport(result.dropped);
+    print(io, flags.json, result, ask ? outcome : [result.summary ?? '', loss, outcome].filter(Boolean).join('\n\n'));
   }, { create: false });
 }
 

@@ -32,6 +32,7 @@ import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSou
 import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './history-row-limits.js';
 import { formatCount } from '../render/format-count.js';
 import { renderHistoryReport } from '../render/history-report.js';
+import { renderLossRecords } from '../render/loss-report-text.js';
 import { agentHistoryJson } from '../../views/agent-history-json.js';
 import { agentExchangeNumbering } from '../../views/agent-window-json.js';
 import { summaryView } from '../../views/summary-view.js';
@@ -150,6 +151,8 @@ function printHistory(
     io.stdout.write(`${JSON.stringify(agentHistoryJson(agentId, planned, rows, range), null, 2)}\n`);
     return;
   }
+  const now = new Date();
+  const losses = renderLossRecords(planned.losses ?? [], { all: flags.all === true, now });
   io.stdout.write(
     renderHistoryTimelineReport({
       agentId,
@@ -162,11 +165,11 @@ function printHistory(
       summary: summary && summaryView(summary, exchanges),
       exchangesIn: exchanges.filter((exchange) => exchange.inWindow).length,
       exchangesOut: exchanges.filter((exchange) => !exchange.inWindow).length,
-      now: new Date(),
+      now,
       color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
       cache,
       numberOf: agentExchangeNumbering(exchanges),
-    }),
+    }) + (losses.length > 0 ? `\n${losses.join('\n')}\n` : ''),
   );
 }
 

@@ -1,3 +1,4 @@
+import { describeLoss } from '../../condense/loss-report.js';
 import type { ExchangeHistory } from '../../conversation/conversation.js';
 import type { TurnCacheUsage } from '../../conversation/prompt-cache.js';
 import type { SummaryView } from '../../views/summary-view.js';
@@ -14,7 +15,7 @@ import { overBudgetNote } from './over-budget-note.js';
 import { cutText, stablePrefixText } from './cut-text.js';
 import { agentExchangeNumbering } from './agent-window-json.js';
 
-/** The summary block under the rule: its header and its first lines. */
+/** The summary block under the rule: its header, its first lines, and its loss report. */
 export function renderSummary(summary: SummaryView): string[] {
   const { exchanges } = summary;
   const range = exchanges ? (exchanges.first === exchanges.last ? `exchange #${exchanges.first}` : `exchanges #${exchanges.first}–#${exchanges.last}`) : 'earlier exchanges';
@@ -25,6 +26,7 @@ export function renderSummary(summary: SummaryView): string[] {
     `Summary (${summary.summarizer}) of ${range}, messages ${formatMessageRange(summary.messages.first, summary.messages.last)}${size} · cost ${cost}:`,
     ...summary.text.split('\n').slice(0, 12).map((line) => `  ${clipText(line, 110)}`),
     ...(summary.text.split('\n').length > 12 ? [`  … (${formatCount(summary.text.split('\n').length - 12, 'more line')}; history --json has it all)`] : []),
+    ...(summary.dropped ? [`  Loss report: ${describeLoss(summary.dropped)}`] : []),
     '',
   ];
 }
