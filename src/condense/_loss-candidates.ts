@@ -24,7 +24,11 @@ const NAME_CHARACTERS = 200;
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`]+/g;
 /** A code symbol as the user or the assistant writes it: in backticks, or shaped like one (camelCase, PascalCase, snake_case, `name()`). */
 const QUOTED_SYMBOL = /`([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`/g;
-const BARE_SYMBOL = /(?<![\w$.@/\\-])([a-z_$][a-z0-9_$]*[A-Z][\w$]*|[A-Z][a-z0-9]+[A-Z][\w$]*|[A-Za-z][A-Za-z0-9]*_[\w$]*[A-Za-z0-9]|[A-Za-z_$][\w$]*(?=\(\)))(?![\w$/\\])/g;
+const BARE_SYMBOL = new RegExp(
+  ['[a-z_$][a-z0-9_$]*[A-Z][\\w$]*', '[A-Z][a-z0-9]+[A-Z][\\w$]*', '[A-Za-z][A-Za-z0-9]*_[\\w$]*[A-Za-z0-9]', '[A-Za-z_$][\\w$]*(?=\\(\\))']
+    .map((shape) => `(?<![\\w$.@/\\\\-])(?:${shape})(?![\\w$/\\\\])`).join('|'),
+  'g',
+);
 /** A number of two characters or more, with a unit written against it (`120`, `3.5`, `10:30`, `50ms`, `80%`). */
 const NUMBER = /(?<![\w.,:/-])\d+(?:[.,:]\d+)*(?:%|[A-Za-z]{1,3})?(?![\w%])/g;
 
@@ -36,7 +40,7 @@ function identifiersIn(text: string): string[] {
   const quoted = [...text.matchAll(QUOTED_SYMBOL)].map((match) => match[1] ?? '');
   // Paths and URLs are their own kinds: their words are not read as symbols.
   const prose = text.replace(URL_PATTERN, ' ').replace(/`[^`\n]*`/g, ' ').split(/\s+/).filter((word) => pathsIn(word).length === 0).join(' ');
-  const bare = [...prose.matchAll(BARE_SYMBOL)].map((match) => match[1] ?? '');
+  const bare = [...prose.matchAll(BARE_SYMBOL)].map((match) => match[0]);
   return [...quoted, ...bare].filter((name) => name.length >= 3);
 }
 
@@ -113,7 +117,7 @@ export function shownTexts(message: ModelMessage): string[] {
   const texts: string[] = [];
   for (const part of message.content) {
     if (part.type === 'text' || part.type === 'reasoning') texts.push(part.text);
-    else if (part.type === 'tool-call') texts.push(...stringsIn(part.input));
+    else if (part.type === 'tool-call') for (const text of stringsIn(part.input)) texts.push(text);
   }
   for (const { part } of toolResultsOf(message)) texts.push(toolOutcomeText(part.output));
   return texts;

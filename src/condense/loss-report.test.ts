@@ -14,10 +14,12 @@ function exchange(request: string, steps: readonly { name: string; input: unknow
   const ids = steps.map(() => `call-${letters(callId++)}`);
   return [
     { role: 'user', content: request },
-    ...(steps.length === 0 ? [] : [
-      { role: 'assistant' as const, content: steps.map((step, index) => ({ type: 'tool-call' as const, toolCallId: ids[index]!, toolName: step.name, input: step.input })) },
-      { role: 'tool' as const, content: steps.map((step, index) => ({ type: 'tool-result' as const, toolCallId: ids[index]!, toolName: step.name, output: step.output ?? { type: 'text' as const, value: 'ok' } })) },
-    ]),
+    ...(steps.length === 0
+      ? []
+      : [
+          { role: 'assistant' as const, content: steps.map((step, index) => ({ type: 'tool-call' as const, toolCallId: ids[index]!, toolName: step.name, input: step.input })) },
+          { role: 'tool' as const, content: steps.map((step, index) => ({ type: 'tool-result' as const, toolCallId: ids[index]!, toolName: step.name, output: step.output ?? { type: 'text' as const, value: 'ok' } })) },
+        ]),
     { role: 'assistant', content: answer },
   ];
 }

@@ -97,7 +97,8 @@ export class Condenser {
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
       host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail, dropped: [] };
+      const { reason: fallback, detail: fallbackDetail } = failure;
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback, fallbackDetail, dropped: [] };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -132,7 +133,8 @@ export class Condenser {
         const { name: summarizer } = options.summarizer;
         // With the summary's own count, so that the history view plans it without a tokenizer.
         const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
-        await host.recordSummary(first, last, { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped });
+        const data = { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped };
+        await host.recordSummary(first, last, data);
         host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
       }
     }

@@ -34,7 +34,14 @@ export async function readHistoryOutline(store: ConversationStore, agentId: stri
     keptCutPosition(store, agentId, { name: 'cache-aware' }),
     readLossRecords(store, agentId),
   ]);
-  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}), ...(losses.length > 0 ? { losses } : {}) };
+  return {
+    meta,
+    messages,
+    summary,
+    ...(cacheUsage.length > 0 ? { cacheUsage } : {}),
+    ...(keptCut ? { keptCut } : {}),
+    ...(losses.length > 0 ? { losses } : {}),
+  };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */

@@ -16,7 +16,8 @@ export interface TimelineRange {
  * exchanges listed apart too) and where they lie in the whole timeline, and the loss reports of
  * its summaries and evictions.
  */
-export function agentHistoryJson(agentId: string, { plan, exchanges, summary, cache, losses }: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+export function agentHistoryJson(agentId: string, planned: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+  const { plan, exchanges, summary, cache, losses } = planned;
   const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
   const timeline = rows.map(timelineRowJson);
   return {
