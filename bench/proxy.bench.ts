@@ -67,14 +67,13 @@ async function withServe<T>(flags: readonly string[], work: (serve: ServeProcess
   const upstream = await startInstantUpstream();
   try {
     const serve = await startServeProcess([...flags, '--upstream-openai', upstream.url, '--budget', String(BUDGET)]);
-    let result: T;
     try {
-      result = await work(serve);
+      return await work(serve);
     } finally {
       await serve.stop();
+      // What it could not serve or store, kept when the run fails too.
+      if (serve.problems() !== '') console.error(`serve reported problems:\n${serve.problems()}`);
     }
-    if (serve.problems() !== '') console.error(`serve reported problems:\n${serve.problems()}`);
-    return result;
   } finally {
     await upstream.close();
   }
