@@ -1,20 +1,25 @@
 /**
- * `sliding-context serve` under load: a loopback upstream that answers at once (so that what is
- * measured is the proxy's own time), 1, 10 and 50 agents side by side whose histories are about
- * 100k tokens, on PGlite and on a PostgreSQL server (`DATABASE_URL`): the proxy's overhead (its
- * `x-sliding-context-overhead-ms` header: windowing and the store's writes, the upstream
- * excluded) at p50/p95/p99, requests per second and the process's memory. Then whether the
- * overhead grows with the store (1k against 1M stored messages), and what placing a call in its
- * open conversation costs as its history grows, fingerprinting every message against comparing.
+ * `sliding-context serve` under load: the built CLI's `serve` in a process of its own (PGlite in a
+ * directory, or a PostgreSQL server with `DATABASE_URL`), in front of a loopback upstream that
+ * answers at once, the clients and the upstream in this process, so that what is measured is the
+ * proxy's own time. 1, 10 and 50 agents side by side whose histories are about 100k tokens, paced
+ * as agents are (a pause between turns) and back to back (the proxy saturated): the proxy's
+ * overhead (its `x-sliding-context-overhead-ms` header: windowing and the store's writes, the
+ * upstream excluded) at p50/p95/p99, requests per second and the serve process's peak memory.
+ * Then whether the overhead grows with the store (1k against 1M stored messages), and what placing
+ * a call in its open conversation costs as its history grows, fingerprinting every message
+ * against comparing. Run `npm run build` first.
  */
-import { memoryUsage } from 'node:process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ModelMessage } from '../src/message/message.js';
 import { messageFingerprint, sharedPrefixLength } from '../src/conversation/find-conversation-by-prefix.js';
 import { copyMessageContent, sharedMessagePrefixLength } from '../src/conversation/same-message-content.js';
-import { type LoadSample, runProxyLoad, startInstantUpstream, syntheticHistory } from '../src/serve/_test-proxy-load.js';
-import { startProxy } from '../src/serve/start-proxy.js';
+import { type LoadSample, runTurns, seedConversations, startInstantUpstream, syntheticHistory } from '../src/serve/_test-proxy-load.js';
 import { HistoryStore } from '../src/store/history-store.js';
 import { createServerDatabase } from '../src/testing/server-database.js';
+import { type ServeProcess, startServeProcess } from './_serve-process.js';
 import { formatMs, formatRatio, markdownTable, timeMedian } from './_table.js';
 
 const HISTORY_TOKENS = 100_000;
@@ -26,17 +31,22 @@ function percentile(values: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
+/** Where the proxy keeps its store: the flags `serve` gets, and how the store is removed afterwards. */
 interface Engine {
   readonly name: string;
-  open(): Promise<{ store: HistoryStore; drop(): Promise<void> }>;
+  open(): Promise<{ flags: string[]; drop(): Promise<void> }>;
 }
 
 function engines(): { list: Engine[]; note: string } {
   const list: Engine[] = [{
     name: 'PGlite',
-    async open() {
-      const store = await HistoryStore.open({ memory: true });
-      return { store, drop: () => Promise.resolve() };
+    open() {
+      const directory = mkdtempSync(join(tmpdir(), 'sc-bench-proxy-'));
+      const drop = () => {
+        rmSync(directory, { recursive: true, force: true });
+        return Promise.resolve();
+      };
+      return Promise.resolve({ flags: ['--data-dir', join(directory, 'data')], drop });
     },
   }];
   const serverUrl = process.env.DATABASE_URL;
@@ -45,72 +55,79 @@ function engines(): { list: Engine[]; note: string } {
       name: 'PostgreSQL',
       async open() {
         const database = await createServerDatabase(serverUrl, 'bench_proxy');
-        const store = await HistoryStore.open({ databaseUrl: database.url });
-        return { store, drop: () => database.drop() };
+        return { flags: ['--database-url', database.url], drop: () => database.drop() };
       },
     });
   }
   return { list, note: serverUrl ? '' : ' DATABASE_URL is not set: the PostgreSQL server half was not run.' };
 }
 
-/** The largest resident set seen while `work` runs, sampled every 50 ms. */
-async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
-  let peak = memoryUsage.rss();
-  const timer = setInterval(() => {
-    peak = Math.max(peak, memoryUsage.rss());
-  }, 50);
-  try {
-    const result = await work();
-    peak = Math.max(peak, memoryUsage.rss());
-    return { result, peakMiB: peak / MiB };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-async function withProxy<T>(store: HistoryStore, work: (url: string) => Promise<T>): Promise<T> {
+/** `serve` in its own process on `flags`' store, in front of an upstream that answers at once (in this process). */
+async function withServe<T>(flags: readonly string[], work: (serve: ServeProcess) => Promise<T>): Promise<T> {
   const upstream = await startInstantUpstream();
-  const proxy = await startProxy({ store, port: 0, upstreamOpenAi: upstream.url, budgetTokens: BUDGET });
   try {
-    return await work(proxy.url);
+    const serve = await startServeProcess([...flags, '--upstream-openai', upstream.url, '--budget', String(BUDGET)]);
+    try {
+      return await work(serve);
+    } finally {
+      await serve.stop();
+      // What it could not serve or store, kept when the run fails too.
+      if (serve.problems() !== '') console.error(`serve reported problems:\n${serve.problems()}`);
+    }
   } finally {
-    await proxy.close();
     await upstream.close();
   }
 }
 
 const agentsOf = (samples: readonly LoadSample[]) => new Set(samples.map((sample) => sample.agentId)).size;
 
+/** A load run's row: overhead percentiles, client latency, throughput, and the proxy's CPU time per request. */
+function loadRow(run: { samples: readonly LoadSample[]; wallMs: number; cpuMs: number }): string[] {
+  const { samples, wallMs, cpuMs } = run;
+  const overheads = samples.map((sample) => sample.overheadMs);
+  return [
+    String(samples.length), formatMs(percentile(overheads, 0.5)), formatMs(percentile(overheads, 0.95)), formatMs(percentile(overheads, 0.99)),
+    formatMs(percentile(samples.map((sample) => sample.latencyMs), 0.5)), (samples.length / (wallMs / 1000)).toFixed(0), formatMs(cpuMs / samples.length),
+  ];
+}
+
+/** `work`, and the CPU time the serve process spent meanwhile. */
+async function withCpu<T extends object>(serve: ServeProcess, work: () => Promise<T>): Promise<T & { cpuMs: number }> {
+  const before = serve.cpuMs();
+  const result = await work();
+  return { ...result, cpuMs: serve.cpuMs() - before };
+}
+
+/** Each agent's mean pause between turns in the paced runs: a model's answer and the agent's tools take at least this long. */
+const PACE_MS = 1_000;
+
 async function loadTable(quick: boolean): Promise<string> {
   const { list, note } = engines();
-  const plans: [agents: number, requests: number][] = quick ? [[1, 10], [10, 3], [50, 1]] : [[1, 40], [10, 10], [50, 4]];
+  // [agents, paced turns per agent, back-to-back turns per agent]
+  const plans: [number, number, number][] = quick ? [[1, 8, 10], [10, 3, 3], [50, 2, 1]] : [[1, 40, 40], [10, 12, 10], [50, 6, 4]];
   const rows: string[][] = [];
   for (const engine of list) {
-    for (const [agents, requests] of plans) {
+    for (const [agents, pacedTurns, backToBackTurns] of plans) {
       const opened = await engine.open();
-      const { store } = opened;
       try {
         const histories = Array.from({ length: agents }, (_, index) => syntheticHistory(index + 1, HISTORY_TOKENS));
-        const measured = await peakRss(() => withProxy(store, (url) => runProxyLoad(url, histories, requests)));
-        const { samples, wallMs } = measured.result;
-        const { peakMiB } = measured;
-        const overheads = samples.map((sample) => sample.overheadMs);
-        rows.push([
-          engine.name, String(agents), String(samples.length),
-          formatMs(percentile(overheads, 0.5)), formatMs(percentile(overheads, 0.95)), formatMs(percentile(overheads, 0.99)),
-          formatMs(percentile(samples.map((sample) => sample.latencyMs), 0.5)),
-          (samples.length / (wallMs / 1000)).toFixed(0), peakMiB.toFixed(0), String(agentsOf(samples)),
-        ]);
+        await withServe(opened.flags, async (serve) => {
+          const conversations = await seedConversations(serve.url, histories);
+          const paced = await withCpu(serve, () => runTurns(serve.url, conversations, pacedTurns, { pauseMs: PACE_MS }));
+          const backToBack = await withCpu(serve, () => runTurns(serve.url, conversations, backToBackTurns));
+          const peak = serve.peakRssMiB().toFixed(0);
+          rows.push([engine.name, String(agents), `paced, ~${String(PACE_MS / 1000)} s`, ...loadRow(paced), peak, String(agentsOf(paced.samples))]);
+          rows.push([engine.name, String(agents), 'back to back', ...loadRow(backToBack), peak, String(agentsOf(backToBack.samples))]);
+        });
       } finally {
-        await store.close().catch(() => undefined);
         await opened.drop();
       }
     }
   }
   return `### Proxy: overhead under load, histories of about 100k tokens, budget ${BUDGET.toLocaleString('en-US')} (goal: p50 ≤ 5 ms, p95 ≤ 15 ms)${note}\n\n${markdownTable(
-    ['engine', 'agents side by side', 'timed requests', 'overhead p50 ms', 'p95 ms', 'p99 ms', 'client latency p50 ms', 'requests/s', 'peak RSS MiB', 'agents stored'],
+    ['engine', 'agents side by side', 'each agent between turns', 'timed requests', 'overhead p50 ms', 'p95 ms', 'p99 ms', 'client latency p50 ms', 'requests/s', 'serve CPU ms per request', 'serve peak RSS MiB', 'agents stored'],
     rows,
-  )}\n\nEach agent's history is stored by its first request (not timed); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: parsing, placing, windowing, the store's writes of the request and of the answer before the next request of that agent is placed, the upstream's time excluded. The clients, the proxy and the upstream share one process; "agents stored" shows every turn continued its own agent.`;
+  )}\n\n\`sliding-context serve\` runs as its own process (the built CLI, PGlite in a directory or the server), the clients and the upstream in the benchmark's process. Each agent's history is stored by its first request (not timed); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once: first paced, each agent pausing between turns (${String(PACE_MS / 2000)} to ${String((PACE_MS * 3) / 2000)} s, as a model's answer and the agent's tools take at least that), then back to back, each agent sending its next turn as soon as it has the answer, which saturates the proxy. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: from the request's headers to the answer's headers, the upstream's time excluded (see the notes below). "serve CPU ms per request" is the CPU time the serve process used during the run (user and system, all its threads, storing the answers included) divided by its requests: the proxy's work, however loaded the machine. "agents stored" shows every turn continued its own agent.`;
 }
 
 /** Stores `count` short messages spread over agents of 10,000 messages each: the rest of a busy store. */
@@ -130,38 +147,46 @@ async function fillStore(store: HistoryStore, count: number): Promise<void> {
   }
 }
 
+/** Each turn's pause in the growth runs: enough for the answer to be stored before the next turn comes. */
+const GROWTH_PAUSE_MS = 100;
+
 async function growthTable(quick: boolean): Promise<string> {
   const sizes = quick ? [1_000, 100_000] : [1_000, 1_000_000];
   const requests = quick ? 15 : 40;
   const rows: string[][] = [];
   let base: number | undefined;
   for (const size of sizes) {
-    const store = await HistoryStore.open({ memory: true });
+    const directory = mkdtempSync(join(tmpdir(), 'sc-bench-proxy-growth-'));
     try {
+      const dataDir = join(directory, 'data');
       const fillStarted = performance.now();
-      await fillStore(store, size);
+      const store = await HistoryStore.open({ dataDir });
+      try {
+        await fillStore(store, size);
+      } finally {
+        await store.close();
+      }
       const fillMs = performance.now() - fillStarted;
-      const firstStarted = performance.now();
-      const history = syntheticHistory(7, HISTORY_TOKENS);
-      const { samples } = await withProxy(store, async (url) => {
-        const run = await runProxyLoad(url, [history], requests);
-        return run;
+      const { samples, firstMs } = await withServe(['--data-dir', dataDir], async (serve) => {
+        const firstStarted = performance.now();
+        const conversations = await seedConversations(serve.url, [syntheticHistory(7, HISTORY_TOKENS)]);
+        const seededMs = performance.now() - firstStarted;
+        return { ...(await runTurns(serve.url, conversations, requests, { pauseMs: GROWTH_PAUSE_MS })), firstMs: seededMs };
       });
-      const placeFirstMs = performance.now() - firstStarted - samples.reduce((sum, sample) => sum + sample.latencyMs, 0);
       const p50 = percentile(samples.map((sample) => sample.overheadMs), 0.5);
       base ??= p50;
       rows.push([
-        size.toLocaleString('en-US'), `${(fillMs / 1000).toFixed(1)} s`, formatMs(placeFirstMs),
+        size.toLocaleString('en-US'), `${(fillMs / 1000).toFixed(1)} s`, formatMs(firstMs),
         formatMs(p50), formatMs(percentile(samples.map((sample) => sample.overheadMs), 0.95)), formatRatio(p50 / base),
       ]);
     } finally {
-      await store.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   }
   return `### Proxy: overhead as the store grows, PGlite, one agent of about 100k tokens (goal: ${sizes.at(-1)?.toLocaleString('en-US') ?? ''} within 1.5× of 1,000)\n\n${markdownTable(
     ['messages stored (other agents)', 'filled in', 'first request, ms (stores the history)', 'overhead p50 ms', 'p95 ms', 'p50 vs 1,000'],
     rows,
-  )}\n\nThe store holds the agents of other conversations (10,000 short messages each, stored in batches of 2,000); the measured agent's first request is placed by the store's prefix rule and stores its history, the ${String(requests)} timed turns after it continue the open conversation.`;
+  )}\n\nThe store (a PGlite directory) holds the agents of other conversations (10,000 short messages each, stored in batches of 2,000) before \`serve\` opens it in its own process; the measured agent's first request is placed by the store's prefix rule and stores its history, the ${String(requests)} timed turns after it (each after a pause of ${String(GROWTH_PAUSE_MS / 2)} to ${String((GROWTH_PAUSE_MS * 3) / 2)} ms) continue the open conversation.`;
 }
 
 function placementTable(): string {

@@ -105,12 +105,19 @@ async function send(proxyUrl: string, messages: readonly ChatMessage[]): Promise
   };
 }
 
-/**
- * Sends each conversation's history once (not timed: it stores the history), then `requests`
- * more turns of every conversation side by side, each turn the whole history again with the
- * last answer and a new user message, as a chat client does. Returns the timed turns.
- */
-export async function runProxyLoad(proxyUrl: string, histories: readonly ChatMessage[][], requests: number): Promise<{ samples: LoadSample[]; wallMs: number }> {
+/** Options of {@link runTurns}. */
+export interface TurnOptions {
+  /**
+   * Each agent's pause before each of its turns, ms, on average (each pause between half and one
+   * and a half times it, the first one from 0): the time a model takes to answer and the agent to
+   * run its tools. Default 0: every agent sends its next turn as soon as it has the answer, which
+   * keeps the proxy saturated.
+   */
+  readonly pauseMs?: number | undefined;
+}
+
+/** Sends each conversation's history once (it stores the history), ten at a time; the answers are added to them. */
+export async function seedConversations(proxyUrl: string, histories: readonly ChatMessage[][]): Promise<ChatMessage[][]> {
   const conversations = histories.map((history) => [...history]);
   const seed = async (conversation: ChatMessage[]) => {
     const { answer } = await send(proxyUrl, conversation);
@@ -118,10 +125,27 @@ export async function runProxyLoad(proxyUrl: string, histories: readonly ChatMes
   };
   // Ten at a time: storing a long history is the slow part, and runs alone in the proxy anyway.
   for (let start = 0; start < conversations.length; start += 10) await Promise.all(conversations.slice(start, start + 10).map(seed));
+  return conversations;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `requests` more turns of every conversation, side by side, each turn the whole history again
+ * with the last answer and a new user message, as a chat client does. Returns the timed turns.
+ */
+export async function runTurns(proxyUrl: string, conversations: readonly ChatMessage[][], requests: number, options: TurnOptions = {}): Promise<{ samples: LoadSample[]; wallMs: number }> {
+  const pauseMs = options.pauseMs ?? 0;
   const samples: LoadSample[] = [];
   const started = performance.now();
   await Promise.all(conversations.map(async (conversation, index) => {
+    let state = (index * 2_654_435_761 + 7) >>> 0;
+    const jitter = () => {
+      state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+      return state / 2 ** 32;
+    };
     for (let turn = 0; turn < requests; turn++) {
+      if (pauseMs > 0) await pause(pauseMs * (turn === 0 ? jitter() : 0.5 + jitter()));
       conversation.push({ role: 'user', content: `agent ${String(index)}, follow-up ${String(turn)}: run the tests again.` });
       const { sample, answer } = await send(proxyUrl, conversation);
       conversation.push({ role: 'assistant', content: answer });
@@ -129,4 +153,9 @@ export async function runProxyLoad(proxyUrl: string, histories: readonly ChatMes
     }
   }));
   return { samples, wallMs: performance.now() - started };
+}
+
+/** {@link seedConversations}, then {@link runTurns}. */
+export async function runProxyLoad(proxyUrl: string, histories: readonly ChatMessage[][], requests: number, options: TurnOptions = {}): Promise<{ samples: LoadSample[]; wallMs: number }> {
+  return runTurns(proxyUrl, await seedConversations(proxyUrl, histories), requests, options);
 }

@@ -1,9 +1,12 @@
 import type { ProxyApi } from './proxy-endpoints.js';
 import type { ProxyConversations } from './proxy-conversations.js';
+import type { TailConversion } from './tail-conversion.js';
 
 /** What every request handler of a running proxy shares. */
 export interface ProxyContext {
   readonly conversations: ProxyConversations;
+  /** Request bodies to neutral messages, each converting only what the body before it in its conversation did not hold. */
+  readonly conversions: TailConversion;
   /** Each API's upstream base URL, without a trailing `/v1` (e.g. `https://api.openai.com`). */
   readonly upstreams: Readonly<Record<ProxyApi, string>>;
   readonly bodyLimitBytes: number;

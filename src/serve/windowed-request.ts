@@ -6,7 +6,6 @@ import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { isModelMessage } from '../message/message.js';
 import { parseJsonText } from '../message/parse-json-text.js';
-import { convertFrom } from '../providers/wire-format.js';
 import { answerError, answerJson } from './answer-client.js';
 import { passThrough } from './pass-through.js';
 import { providerErrorBody } from './provider-error-body.js';
@@ -56,7 +55,7 @@ async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, co
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new SlidingContextError('INVALID_REQUEST_BODY', 'model: expected the model\'s name, a string.');
   const upstreamState = endpoint.format === 'openai-responses' && (Boolean(body.previous_response_id) || Boolean(body.conversation));
-  const converted = upstreamState ? { messages: [], options: {} } : convertFrom(endpoint.format, body);
+  const converted = upstreamState ? { messages: [], options: {} } : context.conversions.convert(endpoint.format, body);
   const pinned = request.headers[AGENT_HEADER];
   return {
     raw,

@@ -16,11 +16,15 @@ import { sqlLogFromEnvironment } from './sql-log.js';
 /**
  * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory or
  * a database with `create: false` must hold a store already (read-only commands create nothing).
+ * On a server, `connections` is the most the store's pool opens at once (default {@link DEFAULT_SERVER_CONNECTIONS}).
  */
 export type StoreLocation =
   | { readonly dataDir: string; readonly create?: boolean }
-  | { readonly databaseUrl: string; readonly create?: boolean }
+  | { readonly databaseUrl: string; readonly create?: boolean; readonly connections?: number | undefined }
   | { readonly memory: true };
+
+/** The server connections a store opens at most, unless its location says otherwise: enough for one agent loop or command. */
+export const DEFAULT_SERVER_CONNECTIONS = 4;
 
 /** The open database and how to close it. */
 export interface OpenDatabase {
@@ -113,7 +117,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   if ('databaseUrl' in location) {
     // Loaded only for a server: the embedded default starts faster without it.
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 4 });
+    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.connections ?? DEFAULT_SERVER_CONNECTIONS });
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
     engine = 'postgres';
     const { databaseUrl } = location;

@@ -6,6 +6,12 @@ import type { ServeFlags } from './serve-command-line.js';
 import { cliStoreLocation } from '../open-cli-store.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 
+/**
+ * The server connections `serve` opens at most: every agent's turn holds one for its write, so
+ * agents side by side would queue behind the default 4 (PGlite has one connection whatever this says).
+ */
+export const SERVE_CONNECTIONS = 16;
+
 function portOf(text: string | undefined): number {
   if (text === undefined) return 8787;
   const port = Number(text);
@@ -23,7 +29,8 @@ export async function runServeCommand(flags: ServeFlags, io: CliIo): Promise<voi
   const budget = budgetSetting(flags.budget, io.env);
   const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');
   const modelBudget = budget === 'model' ? ((await loadCliConfig(io)).modelBudget ?? true) : undefined;
-  const location = cliStoreLocation(io, flags);
+  const given = cliStoreLocation(io, flags);
+  const location = 'databaseUrl' in given ? { ...given, connections: SERVE_CONNECTIONS } : given;
   const [{ openStoreOrConnect }, { saveHistoryViews }, { startProxy }, { createWebHandler, startWebServer }, { RemoteHistoryStore }] = await Promise.all([
     import('../../store/open-store-or-connect.js'),
     import('../../conversation/history-outline.js'),
