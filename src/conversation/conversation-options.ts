@@ -78,6 +78,18 @@ export interface CompactResult {
   readonly fallback: SummaryFailureReason | null;
   /** What went wrong, in one sentence, when a fallback was taken. */
   readonly fallbackDetail: string | null;
+  /**
+   * With pins: each pinned message, and whether its text is present word for word in what the
+   * model sees after the summary. A summary that would lose one is discarded (`lost-pin`).
+   */
+  readonly pins?: readonly PinCheck[] | undefined;
+}
+
+/** A pinned message checked after a compaction. */
+export interface PinCheck {
+  readonly agentId: string;
+  readonly seq: number;
+  readonly present: boolean;
 }
 
 /** The report `request()` gives with the body. */

@@ -15,6 +15,8 @@ export interface HistoryOutline {
   readonly cacheUsage?: readonly RecordedCacheUsage[] | undefined;
   /** Where a `cache-aware` window's cut is kept (see `keptCutPosition`), so that a saved outline plans the same cut. */
   readonly keptCut?: MessagePosition | undefined;
+  /** True when pin or unpin events lie in what the model sees: the view is then planned from the bodies. */
+  readonly pinned?: boolean | undefined;
 }
 
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
@@ -22,15 +24,18 @@ export const HISTORY_OUTLINE_VIEW = 'history-outline-2';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
 export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary, cacheUsage, keptCut] = await Promise.all([
+  const [meta, messages, summary, cacheUsage, keptCut, tail] = await Promise.all([
     store.agentMeta(agentId),
     store.outline(agentId),
     activeSummary(store, agentId),
     readCacheUsage(store, agentId),
     // Read whatever the policy: the flags of the command that plans the outline may name another.
     keptCutPosition(store, agentId, { name: 'cache-aware' }),
+    // Only the latest exchange is read: what is wanted is the count of pin events.
+    store.windowTail(agentId, { minTokens: 0, withFirstExchange: false }),
   ]);
-  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}) };
+  const pinned = (tail.pinEvents ?? 0) > 0;
+  return { meta, messages, summary, ...(cacheUsage.length > 0 ? { cacheUsage } : {}), ...(keptCut ? { keptCut } : {}), ...(pinned ? { pinned } : {}) };
 }
 
 /** Reads an agent's history outline and saves it for {@link historyOutlineFromJson}, when the store is a PGlite directory. */
@@ -66,6 +71,7 @@ const savedOutline = z.strictObject({
   /** Each turn's recorded cache figures: agent, seq, requests, input, cache read and cache write tokens. */
   cacheUsage: z.array(z.tuple([z.string(), z.number().int(), z.number(), z.number(), z.number(), z.number()])).optional(),
   keptCut: position.optional(),
+  pinned: z.boolean().optional(),
 });
 
 /** A message as saved: agent (an index into `agents`), seq, role, tokens, count target, method, exact, created (ms), title, tool parts. */
@@ -132,6 +138,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
       usage.cacheWriteTokens,
     ]),
     ...(outline.keptCut ? { keptCut: { agentId: outline.keptCut.agentId, seq: outline.keptCut.seq } } : {}),
+    ...(outline.pinned === true ? { pinned: true } : {}),
   };
 }
 
@@ -139,7 +146,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
 export function historyOutlineFromJson(json: unknown): HistoryOutline | undefined {
   const parsed = savedOutline.safeParse(json);
   if (!parsed.success) return undefined;
-  const { meta, agents, messages, summary, cacheUsage, keptCut } = parsed.data;
+  const { meta, agents, messages, summary, cacheUsage, keptCut, pinned } = parsed.data;
   const outlined: MessageOutline[] = [];
   for (const row of messages) {
     const checked = outlinedRow(row);
@@ -161,5 +168,5 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
     usage: { requests, inputTokens, cacheReadTokens, cacheWriteTokens },
   }));
   const stored = summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined;
-  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}) };
+  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}), ...(pinned === true ? { pinned } : {}) };
 }
