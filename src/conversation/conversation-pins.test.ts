@@ -16,7 +16,13 @@ const requestSeq = (i: number) => 3 + 4 * (i - 1);
 /** A store for one test: PGlite in memory, or a fresh database on the server. */
 type OpenStore = () => Promise<HistoryStore>;
 
-function describePins(engine: string, openStore: OpenStore) {
+function describePins(engine: string, openOnce: OpenStore) {
+  // One store for the engine's tests: each test makes its own agents.
+  let shared: Promise<HistoryStore> | undefined;
+  const openStore = () => (shared ??= openOnce());
+  afterAll(async () => {
+    await (await shared)?.close();
+  });
   async function conversationWithRule(options: { readonly pinned?: boolean; readonly turns?: number; readonly condense?: boolean } = {}) {
     const store = await openStore();
     const condense = options.condense === true ? { condense: { summarizer: digestSummarizer(), thresholdPercent: 100 } } : {};
@@ -45,7 +51,6 @@ function describePins(engine: string, openStore: OpenStore) {
       const view = await reopened.historyView();
       expect(view.pins).toEqual([{ message: { agentId: conversation.agentId, seq: 1 }, placement: 'hoisted', tokens: report.pins[0]?.tokens }]);
       expect(view.plan.totalTokens).toBe(report.totalTokens);
-      await store.close();
     });
 
     it('pin and unpin by seq; a fork inherits the pins; a rewind undoes the pins set after its mark', async () => {
@@ -68,7 +73,6 @@ function describePins(engine: string, openStore: OpenStore) {
       expect((await conversation.historyView()).pins ?? []).toEqual([]);
       expect(await sent()).not.toContain('Request 3: fix the bug');
       expect((await store.windowTail(conversation.agentId, { minTokens: 0, withFirstExchange: false })).pinEvents).toBe(2);
-      await store.close();
     });
 
     it('refuses a tool call, a tool result, a seq the model does not see, and a pin that leaves no room for the latest exchange; nothing is stored', async () => {
@@ -94,7 +98,6 @@ function describePins(engine: string, openStore: OpenStore) {
       expect(await stored()).toBe(count);
       expect((await conversation.request()).report.pins).toEqual([]);
       expect(before).toBeGreaterThan(0);
-      await store.close();
     });
 
     it('after a compaction each pinned text is checked word for word in what the model sees, and a pin the summary covers is hoisted after it', async () => {
@@ -108,7 +111,6 @@ function describePins(engine: string, openStore: OpenStore) {
       expect(report.pins).toEqual([{ message: 1, exchange: null, placement: 'hoisted', tokens: expect.any(Number) as number }]);
       const view = await conversation.historyView();
       expect(view.pins).toEqual([{ message: { agentId: conversation.agentId, seq: 1 }, placement: 'hoisted', tokens: expect.any(Number) as number }]);
-      await store.close();
     });
 
     it('the store pins what an append marks pinned, and counts the pin events a rewind did not hide', async () => {
@@ -121,7 +123,6 @@ function describePins(engine: string, openStore: OpenStore) {
       await store.append(agentId, [{ role: 'event', kind: 'rewind', label: 'm' }]);
       expect((await store.windowTail(agentId, { minTokens: 0, withFirstExchange: false })).pinEvents).toBe(2);
       await expect(store.append(agentId, [{ role: 'tool', content: [] }], { pinned: true })).rejects.toMatchObject({ code: 'INVALID_PIN' });
-      await store.close();
     });
   });
 }

@@ -52,6 +52,7 @@ export interface LoadedWindow {
 export async function loadWindow(input: LoadWindowInput): Promise<LoadedWindow> {
   const key = countTargetKey(input.target);
   let summary = input.summary ?? (await activeSummary(input.store, input.agentId));
+  let pinnedRead: StoredMessage[] | undefined;
   for (let minTokens = input.readsWholeHistory ? Number.POSITIVE_INFINITY : input.budgetTokens + 1; ; minTokens *= 2) {
     const read = await input.store.windowTail(input.agentId, { minTokens, withFirstExchange: input.pinFirstExchange, after: summary?.last });
     if (summary && !read.tail.some((entry) => startsExchange(entry.message))) {
@@ -62,7 +63,8 @@ export async function loadWindow(input: LoadWindowInput): Promise<LoadedWindow> 
       continue;
     }
     // Pins are placed over the whole history the window may hold: an agent with any is read whole.
-    const pinned = (read.pinEvents ?? 0) > 0 ? await pinnedMessages(input.store, input.agentId) : [];
+    if ((read.pinEvents ?? 0) > 0) pinnedRead ??= await pinnedMessages(input.store, input.agentId);
+    const pinned = pinnedRead ?? [];
     if (pinned.length > 0 && !read.complete) {
       minTokens = Number.POSITIVE_INFINITY;
       continue;

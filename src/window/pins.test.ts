@@ -63,9 +63,11 @@ describe('pins in the window', () => {
     const base: Message[] = [user('first'), answer('one'), user('second'), answer('two')];
     const mark: Message = { role: 'event', kind: 'mark', label: 'm' };
     expect(replayEvents([...base, pinEvent('pin', 3), mark, pinEvent('pin', 1), pinEvent('unpin', 3)], (message) => message).pins).toEqual([2]);
-    expect(replayEvents([...base, pinEvent('pin', 3), mark, pinEvent('pin', 1), pinEvent('unpin', 3), { role: 'event', kind: 'rewind', label: 'm' }], (message) => message).pins).toEqual([0]);
-    expect(replayEvents([...base, pinEvent('pin', 3), { role: 'event', kind: 'clear' }, user('third')], (message) => message).pins).toEqual([]);
-    const state = new WindowState({ counter }).append([...base, pinEvent('pin', 3), mark, user('third'), pinEvent('pin', 0), { role: 'event', kind: 'rewind', label: 'm' }]);
+    const rewind: Message = { role: 'event', kind: 'rewind', label: 'm' };
+    const clear: Message = { role: 'event', kind: 'clear' };
+    expect(replayEvents([...base, pinEvent('pin', 3), mark, pinEvent('pin', 1), pinEvent('unpin', 3), rewind], (message) => message).pins).toEqual([0]);
+    expect(replayEvents([...base, pinEvent('pin', 3), clear, user('third')], (message) => message).pins).toEqual([]);
+    const state = new WindowState({ counter }).append([...base, pinEvent('pin', 3), mark, user('third'), pinEvent('pin', 0), rewind]);
     expect(state.pins).toEqual([0]);
   });
 
