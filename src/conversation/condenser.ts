@@ -100,7 +100,8 @@ export class Condenser {
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }, pins?: readonly PinCheck[]): CompactResult => {
       host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail, ...(pins ? { pins } : {}) };
+      const unchanged = { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore };
+      return { ...unchanged, fallback: failure.reason, fallbackDetail: failure.detail, ...(pins ? { pins } : {}) };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });

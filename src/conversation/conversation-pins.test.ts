@@ -101,7 +101,7 @@ function describePins(engine: string, openOnce: OpenStore) {
     });
 
     it('after a compaction each pinned text is checked word for word in what the model sees, and a pin the summary covers is hoisted after it', async () => {
-      const { store, conversation } = await conversationWithRule({ condense: true });
+      const { conversation } = await conversationWithRule({ condense: true });
       const result = await conversation.compact();
       expect(result.fallback).toBeNull();
       expect(result.pins).toEqual([{ agentId: conversation.agentId, seq: 1, present: true }]);

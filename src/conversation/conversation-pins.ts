@@ -41,7 +41,7 @@ export async function pinChange(kind: PinEventKind, position: MessagePosition, i
     return event;
   }
   if (pinned) return undefined;
-  const message = (replayed.visible[index]?.message as ModelMessage);
+  const message = replayed.visible[index]?.message as ModelMessage;
   pinnedText(message, `Cannot pin ${name} for agent ${input.agentId}`);
   const before = input.state.plan().floorTokens;
   const held = indexOfPosition(input.positions, position);

@@ -177,8 +177,10 @@ export class Conversation {
         return;
       }
       for (const [index, message] of run.entries()) {
-        if (message.role === 'event' && message.kind === 'clear') [this.#positions, this.#pinnedAt] = [[], new Map()];
-        else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
+        if (message.role === 'event' && message.kind === 'clear') {
+          this.#positions = [];
+          this.#pinnedAt = new Map<number, MessagePosition>();
+        } else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
       }
     } catch (error) {
       // Either failed: the store holds the truth, so the window is loaded from it again.
@@ -416,8 +418,8 @@ export class Conversation {
     const { store, counter } = this.#options;
     try {
       const position = typeof message === 'number' ? { agentId: this.agentId, seq: message } : message;
-      const input = { store, agentId: this.agentId, state: this.#state, positions: this.#positions, budgetTokens: this.#settings.budgetTokens, counter, target: this.#target };
-      const event = await pinChange(kind, position, input);
+      const window = { state: this.#state, positions: this.#positions, budgetTokens: this.#settings.budgetTokens };
+      const event = await pinChange(kind, position, { store, agentId: this.agentId, ...window, counter, target: this.#target });
       if (event) await store.append(this.agentId, [event], { counts: [null], countTarget: this.#target, expectedLastSeq: this.#lastSeq });
       return event !== undefined;
     } finally {

@@ -168,5 +168,6 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
     usage: { requests, inputTokens, cacheReadTokens, cacheWriteTokens },
   }));
   const stored = summary ? ({ ...summary, createdAt: new Date(summary.createdAt) } as StoredSummary) : undefined;
-  return { meta, messages: outlined, summary: stored, ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}), ...(pinned === true ? { pinned } : {}) };
+  const optional = { ...(recorded.length > 0 ? { cacheUsage: recorded } : {}), ...(keptCut ? { keptCut } : {}), ...(pinned === true ? { pinned } : {}) };
+  return { meta, messages: outlined, summary: stored, ...optional };
 }

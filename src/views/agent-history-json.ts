@@ -15,7 +15,8 @@ export interface TimelineRange {
  * report of its plan, the summary in force, the timeline rows given (events and hidden
  * exchanges listed apart too) and where they lie in the whole timeline.
  */
-export function agentHistoryJson(agentId: string, { plan, exchanges, summary, cache, pins }: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+export function agentHistoryJson(agentId: string, planned: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+  const { plan, exchanges, summary, cache, pins } = planned;
   const json = agentWindowJson(plan, exchanges, 'neutral', undefined, pins);
   const timeline = rows.map(timelineRowJson);
   return {

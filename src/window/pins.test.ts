@@ -72,12 +72,16 @@ describe('pins in the window', () => {
   });
 
   it('a pin that leaves no room for the latest exchange is refused with the numbers', () => {
-    expect(() => requirePinRoom('seq 4', { before: 900, after: 1_300, budgetTokens: 1_000 })).toThrow(
+    expect(() => {
+      requirePinRoom('seq 4', { before: 900, after: 1_300, budgetTokens: 1_000 });
+    }).toThrow(
       expect.objectContaining({ code: 'PIN_OVER_BUDGET', message: 'Cannot pin seq 4: it adds 400 tokens, and the preamble, the pins and the latest exchange would then take 1300 tokens, over the budget of 1000; unpin another message or raise the budget.' }),
     );
     // Within budget, adding nothing (a pin of the latest exchange), or with windowing off: allowed.
     for (const floor of [{ before: 900, after: 1_000, budgetTokens: 1_000 }, { before: 1_300, after: 1_300, budgetTokens: 1_000 }, { before: 0, after: 5_000, budgetTokens: 0 }]) {
-      expect(() => requirePinRoom('seq 4', floor)).not.toThrow();
+      expect(() => {
+        requirePinRoom('seq 4', floor);
+      }).not.toThrow();
     }
   });
 

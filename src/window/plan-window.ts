@@ -104,7 +104,10 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   const hoisted = pinsByExchange(pins, firstUnpinned);
   const firstInWindow = chooseCut(policy, {
     exchanges: exchanges
-      .map((exchange, index) => ({ tokens: exchange.tokens - (hoisted.byExchange.get(index)?.tokens ?? 0), messages: messagesOf(exchange) - (hoisted.byExchange.get(index)?.messages ?? 0) }))
+      .map((exchange, index) => {
+        const pins = hoisted.byExchange.get(index);
+        return { tokens: exchange.tokens - (pins?.tokens ?? 0), messages: messagesOf(exchange) - (pins?.messages ?? 0) };
+      })
       .slice(firstUnpinned),
     fixedTokens: sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens + (pinned?.tokens ?? 0) + hoisted.tokens,
     fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0) + hoisted.messages,

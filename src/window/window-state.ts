@@ -8,7 +8,6 @@ import {
   DEFAULT_MODEL,
   DEFAULT_PROVIDER,
   type TokenCount,
-  type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
 import { abortedGroups, type ExchangeRecord, pairParts, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
@@ -160,7 +159,9 @@ export class WindowState {
     const pinned = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
     const messagesOf = (exchange: ExchangeRecord) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groupCounts.size;
     return chooseCut(policy, {
-      exchanges: this.#exchanges.slice(this.#firstUnpinned).map((exchange) => ({ tokens: unpinnedTokensOf(exchange), messages: messagesOf(exchange) - exchange.pinMessages })),
+      exchanges: this.#exchanges
+        .slice(this.#firstUnpinned)
+        .map((exchange) => ({ tokens: unpinnedTokensOf(exchange), messages: messagesOf(exchange) - exchange.pinMessages })),
       fixedTokens: this.#preambleTokens + (pinned ? tokensOf(pinned) : 0) + this.#pinLedger.tokens,
       fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0) + this.#pinLedger.messages,
       fixedExchanges: this.#firstUnpinned,
@@ -305,9 +306,10 @@ export class WindowState {
 
   /** Counts a pin in or out: as hoisted, and its exchange less it, when the window may evict that exchange. */
   #accountPin(pin: PinAccount, sign: 1 | -1): void {
-    const evictable = pin.exchange !== null && pin.exchange >= this.#firstUnpinned;
-    const delta = this.#pinLedger.account(pin, sign, evictable ? this.#exchanges[pin.exchange as number] : undefined);
-    if (evictable && this.#isCounted(pin.exchange as number)) this.#windowTokens += delta;
+    const { exchange } = pin;
+    const evictable = exchange !== null && exchange >= this.#firstUnpinned;
+    const delta = this.#pinLedger.account(pin, sign, evictable ? this.#exchanges[exchange] : undefined);
+    if (evictable && this.#isCounted(exchange)) this.#windowTokens += delta;
   }
 
   #applyEvent(message: Extract<Message, { role: 'event' }>, where: string): void {

@@ -48,7 +48,7 @@ function describePinCommands(engine: string, flags: () => Promise<string[]>) {
       // A pin too large for the budget with the latest exchange is refused, and nothing is stored.
       await expect(runCli(['pin', agentId, seq, '--budget', '300', ...store])).rejects.toMatchObject({ code: 'PIN_OVER_BUDGET', message: expect.stringContaining('over the budget of 300') as string });
       expect((JSON.parse((await runCli(['history', agentId, '--json', ...budget, ...store])).stdout) as { pins?: unknown[] }).pins ?? []).toEqual([]);
-    }, 120_000);
+    }, 300_000);
   });
 }
 

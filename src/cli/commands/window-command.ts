@@ -84,7 +84,8 @@ export async function runAgentWindowCommand(agentId: string, flags: AgentWindowF
     else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...agentWindowJson(plan, exchanges, format, request, pins) }, null, 2)}\n`);
     else {
       const tokens = summary && typeof summary.data.tokens === 'number' ? summary.data.tokens : null;
-      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), { summary: summary && { summarizer: summary.data.summarizer, tokens }, pins: storedPinLines(pins ?? [], agentId) }));
+      const shown = { summary: summary && { summarizer: summary.data.summarizer, tokens }, pins: storedPinLines(pins ?? [], agentId) };
+      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), shown));
     }
   }, { create: false });
 }
