@@ -19,7 +19,9 @@ export {
 export { detectExchanges, type Exchange, startsExchange } from './exchange/detect-exchanges.js';
 export { requireValidConversation } from './exchange/require-valid-conversation.js';
 export { describeExchange, type ExchangeDescription } from './exchange/describe-exchange.js';
-export { applyEvents, applyEventsTo } from './message/apply-events.js';
+export { applyEvents, applyEventsTo, type ReplayedHistory, replayEvents } from './message/apply-events.js';
+export { isPinEvent, pinEvent, type PinEventKind } from './message/pin-event.js';
+export { hoistedPinMessage, pinEventsFor, pinnedText, requirePinRoom, showsText } from './window/pinned-message.js';
 export * from './message/message.js';
 export { parseMessages, parseToolDefinitions } from './message/parse-messages.js';
 export { type PairingRepair, repairPairing } from './exchange/repair-pairing.js';
@@ -50,7 +52,7 @@ export {
   validateBudgetTokens,
 } from './window/budget-tokens.js';
 export { type PlanWindowOptions, planWindow } from './window/plan-window.js';
-export type { PlannedExchange, SyntheticResult, WindowPlan } from './window/window-plan.js';
+export type { PlannedExchange, PlannedPin, SyntheticResult, WindowPlan } from './window/window-plan.js';
 export type { CutReason, StablePrefixEnd, WindowCut } from './window/window-cut-report.js';
 export { type PruneResult, WindowState, type WindowStateOptions } from './window/window-state.js';
 export { DIGEST_HEADING, digestExchange, digestSummarizer } from './condense/digest-summarizer.js';

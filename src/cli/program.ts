@@ -13,6 +13,7 @@ import { declareCountCommand } from './commands/count-command-line.js';
 import { declareImportCommand } from './commands/import-command-line.js';
 import { declareExportCommand } from './commands/export-command-line.js';
 import { declareCompactCommand } from './commands/compact-command-line.js';
+import { declarePinCommands } from './commands/pin-command-line.js';
 import {
   declareAgentsCommand,
   declareClearCommand,
@@ -41,6 +42,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareClearCommand,
   declareMarksCommand,
   declareMarkAndRewindCommands,
+  declarePinCommands,
 ];
 
 /** The version in package.json, found by the package's own name (the bundled CLI sits elsewhere than src/). */

@@ -95,12 +95,16 @@ describe('a second terminal while another process holds the PGlite store', () =>
   it('a write from the second process is carried out by the holder, and the holder\'s own writes lose nothing', async () => {
     const seed = await HistoryStore.open({ dataDir });
     const busy = await seed.createAgent();
+    const request = (await seed.history(agent)).find((entry) => entry.message.role === 'user' && typeof entry.message.content === 'string');
     await seed.close();
     const held = await holder(busy);
     const marked = await cli(['mark', agent, 'while-held']);
+    const pinned = await cli(['pin', agent, String(request?.seq)]);
     const forked = await cli(['fork', agent, '--json']);
     await held.close();
     expect(marked.status, marked.stderr).toBe(0);
+    expect(pinned.status, pinned.stderr).toBe(0);
+    expect(pinned.stdout).toMatch(new RegExp(`^pinned: seq ${String(request?.seq)}\n`));
     expect(forked.status, forked.stderr).toBe(0);
     const acknowledged = [...held.output().matchAll(/ACK (\d+)/g)].map((match) => Number(match[1]));
     const store = await HistoryStore.open({ dataDir });
@@ -108,7 +112,8 @@ describe('a second terminal while another process holds the PGlite store', () =>
       const history = await store.history(busy);
       expect(history.map((entry) => entry.seq)).toEqual(Array.from({ length: history.length }, (_, index) => index + 1));
       expect(history.length).toBe(Math.max(...acknowledged));
-      expect((await store.history(agent)).at(-1)?.message).toEqual({ role: 'event', kind: 'mark', label: 'while-held' });
+      expect((await store.history(agent)).at(-2)?.message).toEqual({ role: 'event', kind: 'mark', label: 'while-held' });
+      expect((await store.history(agent)).at(-1)?.message).toMatchObject({ role: 'event', kind: 'pin', data: { back: expect.any(Number) as number } });
       expect((await store.listAgents()).filter((listed) => listed.parentId === agent)).toHaveLength(1);
     } finally {
       await store.close();

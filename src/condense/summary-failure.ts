@@ -1,7 +1,7 @@
 import type { SummaryResult } from './summarizer.js';
 
 /** Why a summary was not used; the window falls back to plain eviction and the history stays. */
-export type SummaryFailureReason = 'error' | 'timeout' | 'empty' | 'truncated' | 'not-smaller' | 'cap' | 'no-summarizer';
+export type SummaryFailureReason = 'error' | 'timeout' | 'empty' | 'truncated' | 'not-smaller' | 'cap' | 'no-summarizer' | 'lost-pin';
 
 /** A failure with its reason and one sentence of detail. */
 export interface SummaryFailure {

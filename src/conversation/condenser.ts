@@ -1,5 +1,6 @@
 import { DEFAULT_CONDENSE_THRESHOLD } from '../condense/condense-threshold.js';
-import { summaryMessage } from '../condense/stored-summary.js';
+import { type SummaryData, summaryMessage } from '../condense/stored-summary.js';
+import { showsText } from '../window/pinned-message.js';
 import type { StoredSummary } from './active-summary.js';
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailure } from '../condense/summary-failure.js';
@@ -10,7 +11,7 @@ import type { PruneResult, WindowState } from '../window/window-state.js';
 import { checkedSummary, exchangesToCondense } from './condense-pass.js';
 import { rangeLossReport, windowAfterSummary } from './range-loss-report.js';
 import type { ConversationEvent } from './conversation-events.js';
-import type { CompactResult, CondenseOptions } from './conversation-options.js';
+import type { CompactResult, CondenseOptions, PinCheck } from './conversation-options.js';
 
 /** What a condensing pass reads from, and records through, its conversation. */
 export interface CondenseHost {
@@ -22,6 +23,10 @@ export interface CondenseHost {
   positionOf(messageIndex: number): MessagePosition | undefined;
   /** Records a summary over the stored range and loads the window again. */
   recordSummary(first: MessagePosition, last: MessagePosition, data: Record<string, unknown>): Promise<void>;
+  /** The pinned messages in force: where each is stored, and its text. */
+  pins(): readonly { readonly agentId: string; readonly seq: number; readonly text: string }[];
+  /** The window as it would be loaded were the summary recorded: what the model would see. */
+  previewSummary(first: MessagePosition, last: MessagePosition, data: SummaryData): Promise<WindowState>;
   emit(event: ConversationEvent): void;
 }
 
@@ -95,10 +100,10 @@ export class Condenser {
       targetTokens: (options?.targetShare ?? 0.5) * contextWindow,
     });
     if (chosen.length === 0) return undefined;
-    const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
+    const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }, pins?: readonly PinCheck[]): CompactResult => {
       host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      const { reason: fallback, detail: fallbackDetail } = failure;
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback, fallbackDetail, dropped: [] };
+      const unchanged = { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, dropped: [] };
+      return { ...unchanged, fallback: failure.reason, fallbackDetail: failure.detail, ...(pins ? { pins } : {}) };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -126,19 +131,34 @@ export class Condenser {
     const window = windowAfterSummary(host.state(), plan, covered);
     const replacedSummary = previous && { exchange: previous.first.seq, text: previous.data.text };
     const dropped = rangeLossReport(host.state(), (index) => host.positionOf(index), [...covered], { summary: result.text, window, replacedSummary });
-    if (!dryRun) {
-      const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
-      const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
-      if (first && last) {
-        const { name: summarizer } = options.summarizer;
-        // With the summary's own count, so that the history view plans it without a tokenizer.
-        const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
-        const data = { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped };
-        await host.recordSummary(first, last, data);
-        host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
-      }
+    const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
+    const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
+    const { name: summarizer } = options.summarizer;
+    // With the summary's own count, so that the history view plans it without a tokenizer.
+    const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
+    const data = { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped };
+    const pins = first && last ? await checkPins(host, first, last, data) : undefined;
+    const lost = pins?.filter((pin) => !pin.present) ?? [];
+    if (lost.length > 0) {
+      const named = lost.map((pin) => `seq ${pin.seq}`).join(', ');
+      return fail({ reason: 'lost-pin', detail: `with the summary the model would not see the pinned text of ${named} word for word` }, result.cost, pins);
+    }
+    if (!dryRun && first && last) {
+      await host.recordSummary(first, last, data);
+      host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
     }
     const after = dryRun ? tokensAfter : host.state().totalTokens;
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, dropped };
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, dropped, ...(pins ? { pins } : {}) };
   }
+}
+
+/**
+ * Checks, before a summary is recorded, that each pinned text is present word for word in the
+ * window the model would see with it (loaded as it would be); undefined when nothing is pinned.
+ */
+async function checkPins(host: CondenseHost, first: MessagePosition, last: MessagePosition, data: SummaryData): Promise<PinCheck[] | undefined> {
+  const pins = host.pins();
+  if (pins.length === 0) return undefined;
+  const seen = (await host.previewSummary(first, last, data)).windowMessages();
+  return pins.map((pin) => ({ agentId: pin.agentId, seq: pin.seq, present: showsText(seen, pin.text) }));
 }

@@ -81,6 +81,18 @@ export interface CompactResult {
   readonly fallbackDetail: string | null;
   /** What the summary leaves out of the model's view (its loss report); empty when no summary was made. */
   readonly dropped: readonly LossItem[];
+  /**
+   * With pins: each pinned message, and whether its text is present word for word in what the
+   * model sees after the summary. A summary that would lose one is discarded (`lost-pin`).
+   */
+  readonly pins?: readonly PinCheck[] | undefined;
+}
+
+/** A pinned message checked after a compaction. */
+export interface PinCheck {
+  readonly agentId: string;
+  readonly seq: number;
+  readonly present: boolean;
 }
 
 /** The report `request()` gives with the body. */

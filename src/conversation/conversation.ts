@@ -23,6 +23,8 @@ import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
 import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
+import { pinChange, pinTexts } from './conversation-pins.js';
+import { pinEventsFor, requirePinRoom } from '../window/pinned-message.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
@@ -57,6 +59,8 @@ export class Conversation {
   /** The agent's last seq when the window was loaded or last appended to: appends expect it, so a concurrent writer makes them fail with `STALE_WINDOW`. */
   #lastSeq = 0;
   #partial = false;
+  /** Where the pinned messages the window holds are stored, by index (a pin hoisted after the summary has no position of its own). */
+  #pinnedAt = new Map<number, MessagePosition>();
   /** The summary in force, if any: the window holds it pinned after the system messages. */
   #summary: StoredSummary | undefined;
   #listeners = new Set<ConversationListener>();
@@ -95,7 +99,20 @@ export class Conversation {
 
   /** Loads the window from the store again (see {@link loadWindow}). */
   async #load(): Promise<void> {
-    const loaded = await loadWindow({
+    const loaded = await this.#loadWindow();
+    this.#state = loaded.state;
+    this.#summary = loaded.summary;
+    this.#positions = loaded.positions;
+    this.#marks = loaded.marks;
+    this.#lastSeq = loaded.lastSeq;
+    this.#partial = loaded.partial;
+    this.#pinnedAt = new Map(loaded.pins.map((pin) => [pin.index, pin.at]));
+  }
+
+  /** The window as stored; with `summary`, as it would be with that summary recorded. */
+  async #loadWindow(summary?: StoredSummary) {
+    return loadWindow({
+      summary,
       store: this.#options.store,
       agentId: this.agentId,
       budgetTokens: this.#settings.budgetTokens,
@@ -106,12 +123,6 @@ export class Conversation {
       counter: this.#options.counter,
       newState: (counter) => this.#newState(counter),
     });
-    this.#state = loaded.state;
-    this.#summary = loaded.summary;
-    this.#positions = loaded.positions;
-    this.#marks = loaded.marks;
-    this.#lastSeq = loaded.lastSeq;
-    this.#partial = loaded.partial;
   }
 
   get #policy(): WindowPolicy {
@@ -145,14 +156,19 @@ export class Conversation {
    * When another writer appended to the agent since this window was loaded, nothing is stored,
    * the window is loaded again and the append fails with `STALE_WINDOW`.
    */
-  async append(messages: readonly Message[]): Promise<void> {
-    for (const run of runsEndingAtRewinds(parseMessages(messages))) await this.#appendRun(run);
+  async append(messages: readonly Message[], options: { readonly pinned?: boolean | undefined } = {}): Promise<void> {
+    const parsed = parseMessages(messages);
+    // Pinned: a pin event for each, stored with them (a pin that leaves no room for the latest exchange is refused).
+    for (const run of runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed)) await this.#appendRun(run);
   }
 
   async #appendRun(run: readonly Message[]): Promise<void> {
     try {
+      const pinning = run.some((message) => message.role === 'event' && message.kind === 'pin');
+      const floorBefore = pinning ? this.#state.plan().floorTokens : 0;
       // The window checks the messages as it takes them; the store writes them only if it did.
       const { counts, marks, rewound } = takeRun(this.#state, this.#marks, run, (message) => this.#options.counter.countMessage({ ...this.#target, message }));
+      if (pinning) requirePinRoom('the messages of this append', { before: floorBefore, after: this.#state.plan().floorTokens, budgetTokens: this.#settings.budgetTokens });
       const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq: this.#lastSeq });
       this.#lastSeq = lastSeq;
       this.#marks = marks;
@@ -161,8 +177,10 @@ export class Conversation {
         return;
       }
       for (const [index, message] of run.entries()) {
-        if (message.role === 'event' && message.kind === 'clear') this.#positions = [];
-        else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
+        if (message.role === 'event' && message.kind === 'clear') {
+          this.#positions = [];
+          this.#pinnedAt = new Map<number, MessagePosition>();
+        } else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
       }
     } catch (error) {
       // Either failed: the store holds the truth, so the window is loaded from it again.
@@ -328,6 +346,8 @@ export class Conversation {
         await this.#options.store.recordRanges(this.agentId, [{ kind: 'summary', first, last, data }]);
         await this.#load();
       },
+      pins: () => pinTexts(this.#state, (index) => this.#pinnedAt.get(index) ?? this.#positions[index]),
+      previewSummary: async (first, last, data) => (await this.#loadWindow({ kind: 'summary', first, last, data: { ...data }, createdAt: new Date() })).state,
       emit: (event) => {
         this.#emit(event);
       },
@@ -377,6 +397,35 @@ export class Conversation {
   /** Returns to a mark: what came after it leaves the window (and stays in the history). */
   rewind(label: string): Promise<void> {
     return this.append([{ role: 'event', kind: 'rewind', label }]);
+  }
+
+  /**
+   * Pins a stored message (a seq of this agent, or a position on its path): it is sent word for
+   * word in every window, in its exchange or hoisted after the preamble, and it counts against
+   * the budget. A tool call or result, or a pin that leaves no room for the latest exchange, is
+   * refused (`INVALID_PIN`, `PIN_OVER_BUDGET`). False when it was pinned already.
+   */
+  pin(message: number | MessagePosition): Promise<boolean> {
+    return this.#changePin('pin', message);
+  }
+
+  /** Unpins a pinned message; `INVALID_PIN` when it is not pinned. */
+  async unpin(message: number | MessagePosition): Promise<void> {
+    await this.#changePin('unpin', message);
+  }
+
+  async #changePin(kind: 'pin' | 'unpin', message: number | MessagePosition): Promise<boolean> {
+    const { store, counter } = this.#options;
+    try {
+      const position = typeof message === 'number' ? { agentId: this.agentId, seq: message } : message;
+      const window = { state: this.#state, positions: this.#positions, budgetTokens: this.#settings.budgetTokens };
+      const event = await pinChange(kind, position, { store, agentId: this.agentId, ...window, counter, target: this.#target });
+      if (event) await store.append(this.agentId, [event], { counts: [null], countTarget: this.#target, expectedLastSeq: this.#lastSeq });
+      return event !== undefined;
+    } finally {
+      // The store holds the truth (the pin was tried on the window): it is loaded again.
+      await this.#load();
+    }
   }
 
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */

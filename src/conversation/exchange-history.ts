@@ -2,9 +2,9 @@ import { summaryMessage } from '../condense/stored-summary.js';
 import { describeExchange } from '../exchange/describe-exchange.js';
 import { detectExchanges, startsExchange } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
-import { applyEventsTo } from '../message/apply-events.js';
+import { replayEvents } from '../message/apply-events.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
-import type { ConversationStore, MessageOutline, MessagePosition } from './conversation-store.js';
+import type { ConversationStore, MessageOutline, MessagePosition, StoredMessage } from './conversation-store.js';
 import { storedCountCounter } from '../tokens/stored-count-counter.js';
 import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/token-counter.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
@@ -16,6 +16,7 @@ import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../
 import { indexOfPosition, keptCutPosition } from './kept-cut.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type StoredSyntheticResult, storedSyntheticResultCounter } from './synthetic-result-counts.js';
+import { placePins } from './pinned-messages.js';
 
 /** An exchange as the `/history` view shows it. */
 export interface ExchangeHistory {
@@ -69,10 +70,22 @@ export type OutlinePlanOptions = Omit<StoredHistoryOptions, 'store' | 'agentId'>
   readonly keptCut?: MessagePosition | undefined;
 };
 
-/** A planned history: the plan, every exchange, and the summary in force. */
+/** A pinned message as the history view shows it: where it is stored and where the window sends it. */
+export interface PinHistory {
+  /** Where the pinned message is stored: the agent (this one or an ancestor) and its seq. */
+  readonly message: MessagePosition;
+  /** `in-place` in its exchange, `hoisted` after the preamble (its exchange evicted or summarized). */
+  readonly placement: 'in-place' | 'hoisted';
+  /** Tokens it takes in the request as placed. */
+  readonly tokens: number;
+}
+
+/** A planned history: the plan, every exchange, the pins, and the summary in force. */
 export interface PlannedHistory {
   readonly plan: WindowPlan;
   readonly exchanges: ExchangeHistory[];
+  /** The pinned messages, in order (none when absent). */
+  readonly pins?: readonly PinHistory[] | undefined;
   readonly summary: StoredSummary | undefined;
   /** The session's cache figures: every recorded turn's, added up (when any were recorded). */
   readonly cache?: TurnCacheUsage | undefined;
@@ -87,7 +100,9 @@ export interface PlannedHistory {
  * conversation computes from the same budget and messages.
  */
 export async function planStoredHistory(options: StoredHistoryOptions): Promise<PlannedHistory & { messages: ModelMessage[] }> {
-  const visible = applyEventsTo(await options.store.history(options.agentId), (entry) => entry.message);
+  const replayed = replayEvents(await options.store.history(options.agentId), (entry) => entry.message);
+  const visible = replayed.visible;
+  const pinned = replayed.pins.map((index) => visible[index] as StoredMessage);
   const messages = visible.map((entry) => entry.message as ModelMessage);
   const target = countTargetKey(options);
   const known = new Map<ModelMessage, TokenCount>();
@@ -98,7 +113,7 @@ export async function planStoredHistory(options: StoredHistoryOptions): Promise<
   const needsCounter = known.size < messages.length || options.preambleCount === undefined;
   const summary = await activeSummary(options.store, options.agentId);
   const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
-  return { ...(await planAroundSummary({ ...options, keptCut }, summary, messages, visible, known, needsCounter)), messages };
+  return { ...(await planAroundSummary({ ...options, keptCut }, summary, messages, visible, known, needsCounter, pinned)), messages };
 }
 
 /**
@@ -113,6 +128,7 @@ async function planAroundSummary(
   positions: readonly Placed[],
   known: Map<ModelMessage, TokenCount>,
   needsCounter: boolean,
+  pinned: readonly StoredMessage[] = [],
 ): Promise<PlannedHistory> {
   const isEnd = (position: Placed) => position.agentId === summary?.last.agentId && position.seq === summary.last.seq;
   const found = summary ? positions.findIndex(isEnd) : -1;
@@ -120,14 +136,16 @@ async function planAroundSummary(
   const end = found !== -1 && messages.slice(found + 1).some((message) => startsExchange(message)) ? found : -1;
   // Without a summary in force nothing is covered, and the plan is over every message.
   let planned = messages;
-  let placed = positions;
+  let placed: readonly (Placed | undefined)[] = positions;
   let coveredFrom = 0;
   let coveredMessages: readonly ModelMessage[] = [];
+  let summaryAt = -1;
   let pinnedCount = 0;
   let countsKnown = !needsCounter;
   if (summary && end !== -1) {
     const first = detectExchanges(messages)[0];
     const lead = first?.firstMessage ?? messages.length;
+    summaryAt = lead;
     coveredFrom = pinsFirstExchange(options.policy ?? DEFAULT_WINDOW_POLICY, options.pinFirstExchange) && first ? first.lastMessage + 1 : lead;
     pinnedCount = coveredFrom > lead ? 1 : 0;
     coveredMessages = messages.slice(coveredFrom, end + 1);
@@ -139,6 +157,11 @@ async function planAroundSummary(
     const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
     placed = [...positions.slice(0, lead), summaryPlace, ...positions.slice(lead, coveredFrom), ...positions.slice(end + 1)];
   }
+  // Pins the summary covers are hoisted after it; the others are pinned where they are.
+  const withPins = placePins(planned, placed, pinned, summaryAt);
+  planned = withPins.messages;
+  placed = withPins.positions;
+  if (withPins.pins.length > 0) countsKnown = false;
   // With every other count known, the synthetic results' stored counts may spare the tokenizer.
   const synthetic = countsKnown ? storedSyntheticResultCounter(planned, options.syntheticResults ?? []) : undefined;
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: synthetic ?? (await options.loadCounter()) });
@@ -146,7 +169,7 @@ async function planAroundSummary(
   // A cache-aware window with no cut kept has its cut at the start: the plan reports it kept or moved from there.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const previousCutoff = cutAt !== -1 ? cutAt + 1 : keepsCut ? 0 : undefined;
-  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff });
+  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff, pins: withPins.pins.map((pin) => pin.index) });
   const kept = describeExchanges(plan, planned, placed);
   const covered = detectExchanges(coveredMessages).map((exchange) => {
     const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
@@ -159,7 +182,9 @@ async function planAroundSummary(
     return { index: 0, title: described.title, ...tools, tokens, inWindow: false, pinned: false, ...where, summarized: true };
   });
   const exchanges = [...kept.slice(0, pinnedCount), ...covered, ...kept.slice(pinnedCount)].map((exchange, index) => ({ ...exchange, index }));
-  return { plan, exchanges, summary: end === -1 ? undefined : summary };
+  const pinAt = new Map(withPins.pins.map((pin) => [pin.index, pin.at]));
+  const pins = plan.pins.map((pin) => ({ message: pinAt.get(pin.message) ?? { agentId: '', seq: 0 }, placement: pin.placement, tokens: pin.tokens }));
+  return { plan, exchanges, ...(pins.length > 0 ? { pins } : {}), summary: end === -1 ? undefined : summary };
 }
 
 /**
@@ -172,20 +197,22 @@ export async function planHistoryView(options: StoredHistoryOptions & { readonly
   const outline = options.outline ?? (await readHistoryOutline(options.store, options.agentId));
   const planned = await planOutlinedHistory(outline, { ...options, keptCut });
   if (planned) return planned;
-  const { plan, exchanges, summary } = await planStoredHistory(options);
-  return withLosses(withCacheUsage({ plan, exchanges, summary }, outline.cacheUsage), outline);
+  const { plan, exchanges, summary, pins } = await planStoredHistory(options);
+  return withLosses(withCacheUsage({ plan, exchanges, summary, ...(pins ? { pins } : {}) }, outline.cacheUsage), outline);
 }
 
 /**
  * Plans the `/history` view from an outline alone (role, stored count, title, tool calls and
  * results of each message): the same plan as {@link planStoredHistory} when every count is
  * stored for this model and the tool calls and results pair up (a call left unanswered loads
- * the model's counter, unless its synthetic result's count is stored); otherwise undefined, and
- * the bodies must be read.
+ * the model's counter, unless its synthetic result's count is stored) and nothing is pinned;
+ * otherwise undefined, and the bodies must be read.
  */
 export async function planOutlinedHistory(outline: HistoryOutline, options: OutlinePlanOptions): Promise<PlannedHistory | undefined> {
   const target = countTargetKey(options);
   if (options.preambleCount === undefined || !outline.messages.every((entry) => entry.count?.target === target)) return undefined;
+  // A pin is sent as its text: the bodies must be read.
+  if (outline.pinned === true) return undefined;
   const messages = outline.messages.map(skeletonOf);
   if (!pairsUp(messages)) return undefined;
   const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
@@ -241,7 +268,7 @@ function pairsUp(messages: readonly ModelMessage[]): boolean {
 function describeExchanges(
   plan: WindowPlan,
   messages: readonly ModelMessage[],
-  positions: readonly Placed[],
+  positions: readonly (Placed | undefined)[],
 ): ExchangeHistory[] {
   return plan.exchanges.map((exchange) => {
     const first = positions[exchange.firstMessage];

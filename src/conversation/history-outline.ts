@@ -18,6 +18,8 @@ export interface HistoryOutline {
   readonly keptCut?: MessagePosition | undefined;
   /** The loss reports of its summaries and evictions, oldest first (see `readLossRecords`). */
   readonly losses?: readonly LossRecord[] | undefined;
+  /** True when pin or unpin events lie in what the model sees: the view is then planned from the bodies. */
+  readonly pinned?: boolean | undefined;
 }
 
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
@@ -25,7 +27,7 @@ export const HISTORY_OUTLINE_VIEW = 'history-outline-3';
 
 /** Reads an agent's history outline from the store: no message bodies are read. */
 export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary, cacheUsage, keptCut, losses] = await Promise.all([
+  const [meta, messages, summary, cacheUsage, keptCut, losses, tail] = await Promise.all([
     store.agentMeta(agentId),
     store.outline(agentId),
     activeSummary(store, agentId),
@@ -33,7 +35,10 @@ export async function readHistoryOutline(store: ConversationStore, agentId: stri
     // Read whatever the policy: the flags of the command that plans the outline may name another.
     keptCutPosition(store, agentId, { name: 'cache-aware' }),
     readLossRecords(store, agentId),
+    // Only the latest exchange is read: what is wanted is the count of pin events.
+    store.windowTail(agentId, { minTokens: 0, withFirstExchange: false }),
   ]);
+  const pinned = (tail.pinEvents ?? 0) > 0;
   return {
     meta,
     messages,
@@ -41,6 +46,7 @@ export async function readHistoryOutline(store: ConversationStore, agentId: stri
     ...(cacheUsage.length > 0 ? { cacheUsage } : {}),
     ...(keptCut ? { keptCut } : {}),
     ...(losses.length > 0 ? { losses } : {}),
+    ...(pinned ? { pinned } : {}),
   };
 }
 
@@ -78,6 +84,7 @@ const savedOutline = z.strictObject({
   cacheUsage: z.array(z.tuple([z.string(), z.number().int(), z.number(), z.number(), z.number(), z.number()])).optional(),
   keptCut: position.optional(),
   losses: z.array(z.unknown()).optional(),
+  pinned: z.boolean().optional(),
 });
 
 /** A message as saved: agent (an index into `agents`), seq, role, tokens, count target, method, exact, created (ms), title, tool parts. */
@@ -145,6 +152,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
     ]),
     ...(outline.keptCut ? { keptCut: { agentId: outline.keptCut.agentId, seq: outline.keptCut.seq } } : {}),
     ...(outline.losses ? { losses: outline.losses.map(lossRecordToJson) } : {}),
+    ...(outline.pinned === true ? { pinned: true } : {}),
   };
 }
 
@@ -152,7 +160,7 @@ export function historyOutlineToJson(outline: HistoryOutline): z.input<typeof sa
 export function historyOutlineFromJson(json: unknown): HistoryOutline | undefined {
   const parsed = savedOutline.safeParse(json);
   if (!parsed.success) return undefined;
-  const { meta, agents, messages, summary, cacheUsage, keptCut } = parsed.data;
+  const { meta, agents, messages, summary, cacheUsage, keptCut, pinned } = parsed.data;
   const losses = parsed.data.losses === undefined ? [] : lossRecordsFromJson(parsed.data.losses);
   if (losses === undefined) return undefined;
   const outlined: MessageOutline[] = [];
@@ -183,5 +191,6 @@ export function historyOutlineFromJson(json: unknown): HistoryOutline | undefine
     ...(recorded.length > 0 ? { cacheUsage: recorded } : {}),
     ...(keptCut ? { keptCut } : {}),
     ...(losses.length > 0 ? { losses } : {}),
+    ...(pinned === true ? { pinned } : {}),
   };
 }

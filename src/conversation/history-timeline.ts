@@ -43,6 +43,8 @@ export interface TimelineEventRow {
 export type TimelineRow = TimelineExchangeRow | TimelineEventRow;
 
 const EVENT_KINDS = new Set(['clear', 'mark', 'rewind']);
+/** Events the timeline does not list as rows (the pins are listed apart). */
+const OTHER_EVENT_KINDS = new Set(['fork', 'command', 'agent-killed', 'pin', 'unpin']);
 
 /**
  * The history as it happened: every exchange of the path (planned ones with their window status,
@@ -153,7 +155,7 @@ function hiddenReasons(entries: readonly TimelineEntry[]): Map<number, 'cleared'
       for (const index of visible.slice(mark.position)) reasons.set(index, 'rewound');
       visible = visible.slice(0, mark.position);
       marks = marks.slice(0, target + 1);
-    } else if (!EVENT_KINDS.has(entry.kind) && entry.kind !== 'fork' && entry.kind !== 'command' && entry.kind !== 'agent-killed') {
+    } else if (!EVENT_KINDS.has(entry.kind) && !OTHER_EVENT_KINDS.has(entry.kind)) {
       visible.push(position);
     }
   });

@@ -46,6 +46,7 @@ export function takeRun(
       state.append([message]);
       marks.length = 0;
     } else if (message.kind === 'mark') marks.push(message.label);
+    else if (message.kind === 'pin' || message.kind === 'unpin') state.append([message]);
     else if (message.kind === 'rewind') {
       marks.length = findRewindTarget(marks.map((label) => ({ label, position: 0 })), message.label, `messages[${index}]`) + 1;
       rewound = true;

@@ -40,6 +40,10 @@ export type SlidingContextErrorCode =
   | 'DUPLICATE_TOOL_CALL_ID'
   | 'DUPLICATE_TOOL_RESULT'
   | 'UNKNOWN_MARK'
+  /** A pin names no message the model sees, or a message that cannot be pinned (a tool call or result, an image). */
+  | 'INVALID_PIN'
+  /** A pin would leave no room in the budget for the latest exchange. */
+  | 'PIN_OVER_BUDGET'
   | 'BUDGET_INVALID'
   | 'STORE_LOCKED'
   | 'NO_STORE'

@@ -131,8 +131,11 @@ export const toolMessageSchema = z.strictObject({
   ...common,
 });
 
-/** Kinds of event; events are history, never sent to a model. */
-export const eventKinds = ['clear', 'mark', 'rewind', 'fork', 'command', 'agent-killed'] as const;
+/**
+ * Kinds of event; events are history, never sent to a model. `pin` and `unpin` name their
+ * message by `data.back` (see `pinEventTarget`).
+ */
+export const eventKinds = ['clear', 'mark', 'rewind', 'fork', 'command', 'agent-killed', 'pin', 'unpin'] as const;
 export type EventKind = (typeof eventKinds)[number];
 
 export const eventMessageSchema = z.strictObject({

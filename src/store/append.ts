@@ -9,6 +9,7 @@ import { startsExchange } from '../exchange/detect-exchanges.js';
 import { pairingError } from '../exchange/require-valid-conversation.js';
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import { type Message, messageSchema } from '../message/message.js';
+import { pinEventsFor } from '../window/pinned-message.js';
 import { countTargetKey } from '../tokens/token-counter.js';
 import { type AgentKey, formatAgentId } from './agent-id.js';
 import type { DatabaseSchema } from './database-schema.js';
@@ -47,6 +48,25 @@ export function validateAppend(messages: readonly Message[], options: AppendOpti
   }
   requireStorableIdentifiers(validated, options.idempotencyKey);
   return validated;
+}
+
+/**
+ * With `options.pinned`, the messages followed by a `pin` event for each model message, and the
+ * options with a null count and no date for each event; otherwise both as given.
+ * @throws SlidingContextError `INVALID_PIN` for a message that cannot be pinned
+ */
+export function withPinEvents(messages: Message[], options: AppendOptions): [Message[], AppendOptions] {
+  if (options.pinned !== true) return [messages, options];
+  const events = pinEventsFor(messages);
+  const none = events.map(() => null);
+  return [
+    [...messages, ...events],
+    {
+      ...options,
+      ...(options.counts === undefined ? {} : { counts: [...options.counts, ...none] }),
+      ...(options.createdAt === undefined ? {} : { createdAt: [...options.createdAt, ...events.map(() => undefined)] }),
+    },
+  ];
 }
 
 /**

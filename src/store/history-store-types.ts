@@ -72,6 +72,8 @@ export interface WindowTail {
   readonly lastSeq: number;
   /** Labels of the marks a rewind can still reach, oldest first (undefined for unlabelled ones). */
   readonly marks: readonly (string | undefined)[];
+  /** How many pin and unpin events lie in what the model sees (none when absent): with any, the whole history is read to place the pins. */
+  readonly pinEvents?: number | undefined;
 }
 
 /** Options of `HistoryStore.append`. */
@@ -89,6 +91,11 @@ export interface AppendOptions {
   readonly signal?: AbortSignal | undefined;
   /** When each message was first written (undefined: now), for a history brought back from an export. */
   readonly createdAt?: readonly (Date | undefined)[] | undefined;
+  /**
+   * Pins every model message of the append: a `pin` event for each is stored after them. Each
+   * must be text (see `pinnedText`), and the append may hold no clear or rewind.
+   */
+  readonly pinned?: boolean | undefined;
 }
 
 /** What `append` wrote. */

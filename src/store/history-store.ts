@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Message } from '../message/message.js';
 import { agentRow, listAgents, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
-import { appendInTransaction, throwIfAborted, validateAppend } from './append.js';
+import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
 import { insertRanges, readRanges } from './context-ranges.js';
 import type {
   AgentSummary,
@@ -147,13 +147,13 @@ export class HistoryStore {
     messages: readonly Message[],
     options: Omit<AppendOptions, 'expectedLastSeq' | 'idempotencyKey'> & { readonly name?: string | undefined } = {},
   ): Promise<AppendResult & { readonly agentId: string }> {
-    const validated = validateAppend(messages, options);
+    const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     const id = randomUUID();
     const key = { rootId: id, id };
     throwIfAborted(options.signal, id);
     const result = await this.#write(id, () => this.#database.db.transaction().execute(async (transaction) => {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
-      return appendInTransaction(transaction, key, validated, options);
+      return appendInTransaction(transaction, key, validated, withPins);
     }));
     return { agentId: id, ...result };
   }
@@ -163,14 +163,15 @@ export class HistoryStore {
    * concurrent writer makes it fail with `STALE_WINDOW`; with `idempotencyKey`, a retry of the
    * same append writes nothing and returns the seqs first written. A tool result whose call is
    * not in the exchange it joins is refused (`ORPHANED_TOOL_RESULT`), so that no writer can
-   * leave a history that fails to open.
+   * leave a history that fails to open. With `pinned`, a `pin` event for each model message is
+   * stored after them, in the same transaction.
    */
   async append(agentId: string, messages: readonly Message[], options: AppendOptions = {}): Promise<AppendResult> {
     const key = parseAgentId(agentId);
-    const validated = validateAppend(messages, options);
+    const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
     return this.#write(agentId, () =>
-      this.#database.db.transaction().execute((transaction) => appendInTransaction(transaction, key, validated, options)));
+      this.#database.db.transaction().execute((transaction) => appendInTransaction(transaction, key, validated, withPins)));
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */

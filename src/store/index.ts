@@ -16,7 +16,8 @@ export {
   type SendOptions,
 } from '../conversation/conversation.js';
 export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';
-export { planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
+export { type PinHistory, planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
+export type { PinCheck } from '../conversation/conversation-options.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 export { defaultDataDir } from './default-data-dir.js';
 export {

@@ -69,33 +69,39 @@ export async function pathSinceClear(
 }
 
 /**
- * The seq runs of the lineage path the model sees, after clears, marks and rewinds, and the
- * agent's own last seq they were read at (`agentId` names it in errors); `db` and `lastSeq` as
- * for {@link pathSinceClear}.
+ * The seq runs of the lineage path the model sees, after clears, marks and rewinds, the agent's
+ * own last seq they were read at (`agentId` names it in errors), and how many pin and unpin
+ * events lie on those runs; `db` and `lastSeq` as for {@link pathSinceClear}.
  */
 export async function visiblePath(
   db: StoreDatabase,
   key: AgentKey,
   agentId: string,
   lastSeq?: number,
-): Promise<{ segments: SeqSegment[]; marks: (string | undefined)[]; lastSeq: number }> {
+): Promise<{ segments: SeqSegment[]; marks: (string | undefined)[]; lastSeq: number; pinEvents: number }> {
   const { path, lastSeq: readAt } = await pathSinceClear(db, key, { lastSeq });
-  const events = await Promise.all(
-    path.map((segment, index) =>
-      db
-        .selectFrom('messages')
-        .select(['seq', 'kind', 'body_escaped', sql<string | null>`body->>'label'`.as('label')])
-        .where('root_id', '=', key.rootId)
-        .where('agent_id', '=', segment.agentId)
-        .where('kind', 'in', ['mark', 'rewind'])
-        .where('seq', '>=', segment.fromSeq)
-        .where('seq', '<=', segment.toSeq)
-        .orderBy('seq')
-        .execute()
-        .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: labelOf(row) }))),
-    ),
-  );
-  return { ...visibleSegments(path, events.flat(), (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`), lastSeq: readAt };
+  // Each read matches a partial index: marks and rewinds, then pins and unpins.
+  const eventsOf = (kinds: readonly string[]) =>
+    Promise.all(
+      path.map((segment, index) =>
+        db
+          .selectFrom('messages')
+          .select(['seq', 'kind', 'body_escaped', sql<string | null>`body->>'label'`.as('label')])
+          .where('root_id', '=', key.rootId)
+          .where('agent_id', '=', segment.agentId)
+          .where('kind', 'in', kinds)
+          .where('seq', '>=', segment.fromSeq)
+          .where('seq', '<=', segment.toSeq)
+          .orderBy('seq')
+          .execute()
+          .then((rows) => rows.map((row) => ({ segment: index, seq: row.seq, kind: row.kind as 'mark' | 'rewind', label: labelOf(row) }))),
+      ),
+    ).then((events) => events.flat());
+  const [events, pins] = await Promise.all([eventsOf(['mark', 'rewind']), eventsOf(['pin', 'unpin'])]);
+  const visible = visibleSegments(path, events, (event) => `agent ${agentId}, seq ${event.seq} (a rewind)`);
+  // A pin a rewind hid is undone with the rest: only those on the visible runs count.
+  const pinEvents = pins.filter((event) => segmentIndex(visible.segments, path[event.segment]?.agentId ?? '', event.seq) !== -1).length;
+  return { ...visible, lastSeq: readAt, pinEvents };
 }
 
 /** Forks an agent at its current last seq: the child `id` sees the parent's history up to there. */

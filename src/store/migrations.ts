@@ -152,6 +152,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('context_ranges').addColumn('body_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
     },
   },
+  '2026-11-26-003-pins': {
+    async up(db: Kysely<unknown>) {
+      // Pin and unpin events, found on an agent's path without reading the messages around them.
+      await db.schema
+        .createIndex('messages_pins')
+        .on('messages')
+        .columns(['root_id', 'agent_id', 'seq'])
+        .where(sql.ref('kind'), 'in', sql`('pin', 'unpin')`)
+        .execute();
+    },
+  },
 };
 
 /** The newest migration: a store that has applied it is current. */

@@ -22,7 +22,7 @@ export async function windowTail(
   options: { readonly minTokens: number; readonly withFirstExchange: boolean; readonly after?: MessagePosition | undefined },
 ): Promise<WindowTail> {
   const key = parseAgentId(agentId);
-  const { segments, marks, lastSeq } = await visiblePath(db, key, agentId);
+  const { segments, marks, lastSeq, pinEvents } = await visiblePath(db, key, agentId);
 
   const head: StoredMessage[] = [];
   let headEnd: { segment: number; seq: number } | undefined;
@@ -57,12 +57,12 @@ export async function windowTail(
         const stored = toStoredMessage(key.rootId, segment.agentId, row);
         newestFirst.push(stored);
         tokens += row.tokens ?? Math.ceil(row.body.length / 4);
-        if (row.starts_exchange && tokens >= options.minTokens) return { head, tail: newestFirst.reverse(), complete: false, marks, lastSeq };
+        if (row.starts_exchange && tokens >= options.minTokens) return { head, tail: newestFirst.reverse(), complete: false, marks, lastSeq, pinEvents };
       }
       to = (rows.at(-1)?.seq ?? floor) - 1;
     }
   }
-  return { head, tail: newestFirst.reverse(), complete: true, marks, lastSeq };
+  return { head, tail: newestFirst.reverse(), complete: true, marks, lastSeq, pinEvents };
 }
 
 /**

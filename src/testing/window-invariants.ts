@@ -4,6 +4,7 @@ import { applyEvents } from '../message/apply-events.js';
 import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { WindowPlan } from '../window/window-plan.js';
+import { hoistedPinMessage } from '../window/pinned-message.js';
 
 /** A message with tool outputs blanked, to compare windows whose outputs may have been cleared. */
 function withoutOutputs(message: ModelMessage): ModelMessage {
@@ -39,15 +40,23 @@ export function checkWindowInvariants(
   const inWindow = plan.exchanges.filter((exchange) => exchange.inWindow);
   const last = plan.exchanges.at(-1);
 
-  // Whole exchanges only: the window is the preamble plus complete exchanges, in order.
+  // Whole exchanges only: the window is the preamble, the pins hoisted, then complete exchanges, in order.
+  const hoisted = plan.pins.filter((pin) => pin.placement === 'hoisted');
   const expected = [
     ...messages.slice(0, plan.preambleMessages),
+    ...hoisted.map((pin) => hoistedPinMessage(messages[pin.message] as ModelMessage, '')),
     ...inWindow.flatMap((exchange) =>
       messages.slice(exchange.firstMessage, exchange.lastMessage + 1),
     ),
   ];
   const sent = plan.messages.filter((message) => !isSynthetic(message));
   expect(cleared ? sent.map(withoutOutputs) : sent).toEqual(cleared ? expected.map(withoutOutputs) : expected);
+
+  // Every pin is sent: in its exchange, which is then in the window, or hoisted because it is not.
+  for (const pin of plan.pins) {
+    const exchange = pin.exchange === null ? undefined : plan.exchanges[pin.exchange];
+    expect(pin.placement === 'in-place').toBe(exchange === undefined || exchange.inWindow);
+  }
 
   // No orphans, nothing dangling: the request is valid to send.
   expect(checkPairing(plan.messages)).toEqual([]);
@@ -91,5 +100,7 @@ export function checkWindowInvariants(
   if (!maximal) return;
   // Maximal: the next-older exchange would not fit.
   const nextOlder = firstIn > 0 ? unpinned[firstIn - 1] : undefined;
-  if (nextOlder) expect(plan.totalTokens + nextOlder.tokens).toBeGreaterThan(plan.budgetTokens);
+  // Bringing it back would add it less its pins, which are hoisted while it is out.
+  const itsPins = hoisted.filter((pin) => pin.exchange === nextOlder?.index).reduce((sum, pin) => sum + pin.tokens, 0);
+  if (nextOlder) expect(plan.totalTokens + nextOlder.tokens - itsPins).toBeGreaterThan(plan.budgetTokens);
 }

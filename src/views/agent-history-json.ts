@@ -17,8 +17,8 @@ export interface TimelineRange {
  * its summaries and evictions.
  */
 export function agentHistoryJson(agentId: string, planned: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
-  const { plan, exchanges, summary, cache, losses } = planned;
-  const json = agentWindowJson(plan, exchanges, 'neutral', undefined);
+  const { plan, exchanges, summary, cache, losses, pins } = planned;
+  const json = agentWindowJson(plan, exchanges, 'neutral', undefined, pins);
   const timeline = rows.map(timelineRowJson);
   return {
     ...json,

@@ -1,4 +1,4 @@
-import type { ExchangeHistory } from '../conversation/exchange-history.js';
+import type { ExchangeHistory, PinHistory } from '../conversation/exchange-history.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { toWindowJson } from './window-json.js';
 
@@ -28,9 +28,10 @@ export function agentExchangeNumbering(exchanges: readonly ExchangeHistory[]): (
 /**
  * The `window` report of an agent's plan, told as its human views tell it: exchanges numbered over
  * the whole history, `evictedExchanges` counting the summarized ones too, the cut's exchanges by
- * those numbers, and each synthetic result naming its exchange by that number.
+ * those numbers, each synthetic result naming its exchange by that number, and each pin naming
+ * its message by where it is stored.
  */
-export function agentWindowJson(plan: WindowPlan, exchanges: readonly ExchangeHistory[], format: string, request: unknown) {
+export function agentWindowJson(plan: WindowPlan, exchanges: readonly ExchangeHistory[], format: string, request: unknown, pins: readonly PinHistory[] = []) {
   const described = agentExchangesJson(plan, exchanges);
   const numbers = described.filter((exchange) => !exchange.summarized).map((exchange) => exchange.index);
   const numbering = agentExchangeNumbering(exchanges);
@@ -47,5 +48,6 @@ export function agentWindowJson(plan: WindowPlan, exchanges: readonly ExchangeHi
     evictedExchanges: exchanges.filter((exchange) => !exchange.inWindow).length,
     exchanges: described,
     syntheticResults: plan.syntheticResults.map((result) => ({ ...result, exchange: numbers[result.exchange] ?? result.exchange })),
+    pins,
   };
 }

@@ -9,6 +9,8 @@ export function toWindowJson(plan: WindowPlan, input: string | { readonly format
     budgetTokens: plan.budgetTokens,
     totalTokens: plan.totalTokens,
     pinnedTokens: plan.pinnedTokens,
+    floorTokens: plan.floorTokens,
+    pins: plan.pins,
     overBudget: plan.overBudget,
     overByTokens: plan.overByTokens,
     exact: plan.exact,

@@ -4,6 +4,7 @@ import type { TokenCount } from '../tokens/token-counter.js';
 import { insertAbortedResults, type UnansweredCall } from '../exchange/aborted-results.js';
 import type { PlannedExchange, SyntheticResult, WindowPlan } from './window-plan.js';
 import { type CutContext, describeCut } from './window-cut-report.js';
+import { isHoistedPin, type PinAccount } from './pinned-message.js';
 
 /** What a planner knows about one exchange. */
 export interface ExchangeAccount {
@@ -29,6 +30,8 @@ export interface PlanInput {
   readonly pinFirstExchange: boolean;
   /** Index of the first non-pinned exchange in the window; `exchanges.length` when none is. */
   readonly firstInWindow: number;
+  /** The pinned messages, in message order. */
+  readonly pins: readonly PinAccount[];
   /** The policy, and what is known of the previous cut, for the plan's `cut`. */
   readonly cut: CutContext;
 }
@@ -36,13 +39,15 @@ export interface PlanInput {
 /** Writes out the plan: totals, the exchange table, the cutoff and the messages to send. */
 export function assembleWindowPlan(input: PlanInput): WindowPlan {
   const { exchanges, messages, messageCounts, firstInWindow } = input;
-  const pinnedCounts = [input.preambleCount, ...messageCounts.slice(0, input.preambleMessages)];
+  const sent = (index: number) => (input.pinFirstExchange && index === 0) || index >= firstInWindow;
+  const hoisted = input.pins.filter((pin) => pin.exchange !== null && !sent(pin.exchange));
+  const pinnedCounts = [input.preambleCount, ...messageCounts.slice(0, input.preambleMessages), ...hoisted.map((pin) => pin.hoistedCount)];
   const windowCounts: TokenCount[] = [...pinnedCounts];
-  const windowMessages: ModelMessage[] = messages.slice(0, input.preambleMessages);
+  const windowMessages: ModelMessage[] = [...messages.slice(0, input.preambleMessages), ...hoisted.map((pin) => pin.hoisted)];
   const syntheticResults: SyntheticResult[] = [];
   const planned: PlannedExchange[] = exchanges.map((exchange, index) => {
     const pinned = input.pinFirstExchange && index === 0;
-    const inWindow = pinned || index >= firstInWindow;
+    const inWindow = sent(index);
     if (inWindow) {
       // One push per item: an exchange may hold more messages than a call takes arguments.
       for (const count of messageCounts.slice(exchange.firstMessage, exchange.lastMessage + 1)) windowCounts.push(count);
@@ -78,6 +83,8 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     budgetTokens: input.budgetTokens,
     totalTokens: total.tokens,
     overBudget,
+    hoistedTokens: sumTokenCounts(hoisted.map((pin) => pin.hoistedCount)).tokens,
+    hoistedBefore: (first) => hoistedTokensBefore(input, first),
   }, input.cut);
   return {
     provider: input.provider,
@@ -85,6 +92,16 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     budgetTokens: input.budgetTokens,
     totalTokens: total.tokens,
     pinnedTokens: sumTokenCounts(pinnedCounts).tokens,
+    pins: input.pins.map((pin) => {
+      const inPlace = pin.exchange === null || sent(pin.exchange);
+      return {
+        message: pin.message,
+        exchange: pin.exchange,
+        placement: inPlace && !isHoistedPin(messages[pin.message] as ModelMessage) ? ('in-place' as const) : ('hoisted' as const),
+        tokens: inPlace ? (messageCounts[pin.message]?.tokens ?? 0) : pin.hoistedCount.tokens,
+      };
+    }),
+    floorTokens: floorTokens(input),
     overBudget,
     overByTokens: overBudget ? total.tokens - input.budgetTokens : 0,
     exact: total.exact,
@@ -100,4 +117,22 @@ export function assembleWindowPlan(input: PlanInput): WindowPlan {
     clearedTokens: 0,
     cut,
   };
+}
+
+/** Tokens of the pins hoisted when the window starts at exchange `first` (a pinned first exchange stays). */
+function hoistedTokensBefore(input: PlanInput, first: number): number {
+  const firstUnpinned = input.pinFirstExchange ? 1 : 0;
+  let tokens = 0;
+  for (const pin of input.pins) if (pin.exchange !== null && pin.exchange >= firstUnpinned && pin.exchange < first) tokens += pin.hoistedCount.tokens;
+  return tokens;
+}
+
+/** See `WindowPlan.floorTokens`. */
+function floorTokens(input: PlanInput): number {
+  const { exchanges } = input;
+  const last = exchanges.length - 1;
+  let tokens = input.preambleCount.tokens + hoistedTokensBefore(input, last) + (exchanges[last]?.tokens ?? 0);
+  for (const count of input.messageCounts.slice(0, input.preambleMessages)) tokens += count.tokens;
+  if (input.pinFirstExchange && last > 0) tokens += exchanges[0]?.tokens ?? 0;
+  return tokens;
 }

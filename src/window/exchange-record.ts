@@ -14,9 +14,15 @@ export interface ExchangeRecord {
   /** Synthetic result message count for each message with unanswered calls. */
   readonly groupCounts: Map<number, TokenCount>;
   syntheticTokens: number;
+  /** Tokens and number of its pinned messages as hoisted (0 for an exchange never evicted). */
+  pinTokens: number;
+  pinMessages: number;
 }
 
 export const tokensOf = (exchange: ExchangeRecord) => exchange.messageTokens + exchange.syntheticTokens;
+
+/** Its tokens less its pins': what evicting it saves, since its pins are then hoisted. */
+export const unpinnedTokensOf = (exchange: ExchangeRecord) => tokensOf(exchange) - exchange.pinTokens;
 
 /** The synthetic result counts of an exchange, by the message whose calls they answer, in order. */
 export const sortedGroupCounts = (exchange: ExchangeRecord) => [...exchange.groupCounts.entries()].sort(([a], [b]) => a - b);

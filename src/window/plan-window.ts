@@ -1,8 +1,8 @@
 import { buildAbortedResultMessage, groupByCallMessage, groupsBetween } from '../exchange/aborted-results.js';
 import { detectExchanges } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
-import { applyEvents } from '../message/apply-events.js';
-import type { Message, ToolDefinition } from '../message/message.js';
+import { replayEvents } from '../message/apply-events.js';
+import { isModelMessage, type Message, type ToolDefinition } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
@@ -10,6 +10,7 @@ import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js'
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { followPreviousCut } from './follow-previous-cut.js';
 import { chooseCut } from './window-cut.js';
+import { accountPins, pinsByExchange } from './pin-accounts.js';
 import type { WindowPlan } from './window-plan.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
@@ -26,6 +27,8 @@ export interface PlanWindowOptions {
   readonly model?: string | undefined;
   /** Keep the first exchange (usually the task) in every window. */
   readonly pinFirstExchange?: boolean | undefined;
+  /** Messages (indices after events) pinned besides those the history's `pin` events pin. */
+  readonly pins?: readonly number[] | undefined;
   /** How exchanges are chosen for eviction (default `cache-aware`). */
   readonly policy?: WindowPolicy | undefined;
   /**
@@ -54,13 +57,15 @@ function previousCutIndex(exchanges: readonly ExchangeAccount[], previousCutoff:
  * Plans the window: evicts the oldest whole exchanges until the request's tokens are at or below
  * the budget (other policies may evict more, see {@link WindowPolicy}). The preamble, and the
  * first exchange when pinned, always stay; so does the latest exchange, even alone over budget,
- * which the plan then reports as `overBudget`.
+ * which the plan then reports as `overBudget`. A pinned message (a `pin` event) is sent in every
+ * window: in its exchange, or hoisted after the preamble when its exchange is evicted.
  */
 export function planWindow(options: PlanWindowOptions): WindowPlan {
   const provider = options.provider ?? DEFAULT_PROVIDER;
   const model = options.model ?? DEFAULT_MODEL;
   const budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
-  const messages = applyEvents(options.messages);
+  const replayed = replayEvents(options.messages, (message) => message);
+  const messages = replayed.visible.filter(isModelMessage);
   const unansweredCalls = requireValidConversation(messages);
 
   const target = { provider, model };
@@ -81,6 +86,7 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   });
 
   const preambleMessages = exchanges[0]?.firstMessage ?? messages.length;
+  const pins = accountPins([...new Set([...replayed.pins, ...(options.pins ?? [])])], { messages, exchanges, counter, target });
   const preambleCount = counter.countPreamble({
     ...target,
     system: options.system,
@@ -93,10 +99,18 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
   const pinned = pinFirstExchange ? exchanges[0] : undefined;
   const messagesOf = (exchange: ExchangeAccount) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groups.length;
   const previousCut = previousCutIndex(exchanges, previous.cutoff, firstUnpinned);
+  // A pin of an exchange the policy may evict is counted as hoisted, in the fixed part; its
+  // exchange, less the pin, in the rest: the sums are the request's whichever way the cut goes.
+  const hoisted = pinsByExchange(pins, firstUnpinned);
   const firstInWindow = chooseCut(policy, {
-    exchanges: exchanges.map((exchange) => ({ tokens: exchange.tokens, messages: messagesOf(exchange) })).slice(firstUnpinned),
-    fixedTokens: sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens + (pinned?.tokens ?? 0),
-    fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0),
+    exchanges: exchanges
+      .map((exchange, index) => {
+        const pins = hoisted.byExchange.get(index);
+        return { tokens: exchange.tokens - (pins?.tokens ?? 0), messages: messagesOf(exchange) - (pins?.messages ?? 0) };
+      })
+      .slice(firstUnpinned),
+    fixedTokens: sumTokenCounts([preambleCount, ...messageCounts.slice(0, preambleMessages)]).tokens + (pinned?.tokens ?? 0) + hoisted.tokens,
+    fixedMessages: preambleMessages + (pinned ? messagesOf(pinned) : 0) + hoisted.messages,
     fixedExchanges: firstUnpinned,
     budgetTokens,
     previousCut,
@@ -113,6 +127,7 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     exchanges,
     pinFirstExchange,
     firstInWindow,
+    pins,
     cut: {
       policy,
       previousExchange: previousCut === undefined ? undefined : previousCut + firstUnpinned,

@@ -70,6 +70,10 @@ export interface CutAccount {
   readonly budgetTokens: number;
   readonly totalTokens: number;
   readonly overBudget: boolean;
+  /** Tokens of the pins hoisted into the preamble now. */
+  readonly hoistedTokens: number;
+  /** Tokens of the pins that would be hoisted were the window to start at exchange `first`. */
+  readonly hoistedBefore: (first: number) => number;
 }
 
 /** Describes the cut of a plan: where it was, where it is, why, and where the stable prefix ends. */
@@ -83,7 +87,7 @@ export function describeCut(account: CutAccount, context: CutContext): WindowCut
   const from = previousExchange ?? firstUnpinned;
   let tokensAtPreviousCut = account.totalTokens;
   if (exchange !== null && from !== exchange) {
-    tokensAtPreviousCut = account.preambleTokens;
+    tokensAtPreviousCut = account.preambleTokens + account.hoistedBefore(from);
     for (let index = 0; index < account.preambleMessages; index++) tokensAtPreviousCut += account.messageTokens(index);
     for (const [index, each] of exchanges.entries()) if (index >= from || (index === 0 && account.pinFirstExchange)) tokensAtPreviousCut += each.tokens;
   }
@@ -138,5 +142,7 @@ function stablePrefixEnd(account: CutAccount, context: CutContext, moved: boolea
     for (let position = each.firstMessage; position < shared; position++) tokens += account.messageTokens(position);
     message = shared - 1;
   }
+  // The hoisted pins lie between the leading system messages and the first exchange sent.
+  if (exchange !== null) tokens += account.hoistedTokens;
   return { message, exchange, tokens };
 }

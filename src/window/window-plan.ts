@@ -23,6 +23,21 @@ export interface SyntheticResult {
 }
 
 /**
+ * A pinned message and where the window sends it: `in-place` in its exchange (or among the
+ * leading system messages), or `hoisted` after the preamble, as a system message with its text
+ * word for word, when its exchange is out of the window.
+ */
+export interface PlannedPin {
+  /** Index of the message (after events). */
+  readonly message: number;
+  /** Index of its exchange; null for a leading system message. */
+  readonly exchange: number | null;
+  readonly placement: 'in-place' | 'hoisted';
+  /** Tokens it takes in the request as placed. */
+  readonly tokens: number;
+}
+
+/**
  * Which exchanges are sent and why. Invariant:
  * `totalTokens === pinnedTokens + sum(tokens of exchanges inWindow)`.
  */
@@ -33,8 +48,16 @@ export interface WindowPlan {
   readonly budgetTokens: number;
   /** Tokens of the request the plan builds. */
   readonly totalTokens: number;
-  /** Tokens of the preamble: framing, system prompt, tools and leading system messages. */
+  /** Tokens of the preamble: framing, system prompt, tools, leading system messages and hoisted pins. */
   readonly pinnedTokens: number;
+  /** Every pinned message, in order, with where it is sent. */
+  readonly pins: readonly PlannedPin[];
+  /**
+   * The fewest tokens the request can take: the preamble, a pinned first exchange, every pin
+   * hoisted (but those of the latest exchange) and the latest exchange. Over the budget, the
+   * request is over budget whatever is evicted.
+   */
+  readonly floorTokens: number;
   /** True when even the pinned content and the latest exchange exceed the budget. */
   readonly overBudget: boolean;
   readonly overByTokens: number;
@@ -47,7 +70,7 @@ export interface WindowPlan {
   readonly evictedExchanges: number;
   /** Index of the first message after the cutoff: the first non-pinned message sent, or null. */
   readonly cutoffMessage: number | null;
-  /** The window's messages, ready to send: leading system messages, then whole exchanges. */
+  /** The window's messages, ready to send: leading system messages, hoisted pins, then whole exchanges. */
   readonly messages: readonly ModelMessage[];
   readonly syntheticResults: readonly SyntheticResult[];
   /** The policy that chose the window. */

@@ -9,6 +9,7 @@ import { sequenceThresholdFires } from './sequence-policy.js';
 import { WindowState } from './window-state.js';
 import type { WindowPlan } from './window-plan.js';
 import type { WindowPolicy } from './window-policy.js';
+import { pinChoicesArbitrary, withPinEvents } from '../testing/pin-events.js';
 
 const RUNS = 500;
 const counter = bytesPerTokenCounter;
@@ -26,10 +27,11 @@ const policyArbitrary: fc.Arbitrary<WindowPolicy> = fc.oneof(
   fc.record({ name: fc.constant('cache-aware' as const), lowWaterMark: fc.double({ min: 0.3, max: 1, noNaN: true }) }),
 );
 
-/** A conversation, a policy, and a budget drawn around the conversation's size. */
+/** A conversation with pinned messages, a policy, and a budget drawn around the conversation's size. */
 const scenario = fc
-  .tuple(conversationArbitrary({ events: true }), policyArbitrary, fc.double({ min: 0, max: 1.3, noNaN: true }), fc.boolean(), fc.boolean())
-  .map(([conversation, policy, share, pinFirstExchange, disabled]) => {
+  .tuple(conversationArbitrary({ events: true }), policyArbitrary, fc.double({ min: 0, max: 1.3, noNaN: true }), fc.boolean(), fc.boolean(), pinChoicesArbitrary)
+  .map(([generated, policy, share, pinFirstExchange, disabled, pinChoices]) => {
+    const conversation = { ...generated, messages: withPinEvents(generated.messages, pinChoices) };
     const full = planWindow({ ...conversation, budgetTokens: 0, counter });
     const budgetTokens = disabled ? 0 : Math.max(1, Math.round(full.totalTokens * share));
     return { ...conversation, policy, budgetTokens, pinFirstExchange };
@@ -50,6 +52,25 @@ describe('window policies', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('pins: each pinned message is sent word for word in every window, in place or hoisted, and counted', () => {
+    let runsThatHoisted = 0;
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const plan = planWindow({ ...input, counter });
+        const sent = JSON.stringify(plan.messages);
+        for (const pin of plan.pins) {
+          const message = applyEvents(input.messages)[pin.message];
+          const text = typeof message?.content === 'string' ? message.content : (message?.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n\n');
+          expect(sent).toContain(JSON.stringify(text).slice(1, -1));
+        }
+        if (plan.pins.some((pin) => pin.placement === 'hoisted')) runsThatHoisted++;
+      }),
+      { numRuns: RUNS },
+    );
+    // The generated cases do hoist pins: the checks here and in the invariants are not vacuous.
+    expect(runsThatHoisted).toBeGreaterThan(10);
   });
 
   it('fraction keeps the first exchange and removes whole steps until the request fits', () => {
@@ -122,6 +143,8 @@ describe('window policies', () => {
           const plan = planWindow({ ...input, messages: input.messages.slice(0, appended), counter, previousCutoff: previous?.cutoffMessage, previousMessageCount });
           expect(state.plan()).toEqual(plan);
           expect(state.windowMessages()).toEqual(plan.messages);
+          // The running total, pins hoisted or in place, is the plan's (cleared outputs aside).
+          if (plan.clearedToolOutputs.length === 0) expect(state.totalTokens).toBe(plan.totalTokens);
           previous = plan;
         }
       }),

@@ -3,15 +3,18 @@ import { leadInError } from '../exchange/require-valid-conversation.js';
 import { toolPartsOf } from '../exchange/tool-parts.js';
 import { ToolPairing } from '../exchange/tool-pairing.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
-import type { Message, ModelMessage, ToolDefinition } from '../message/message.js';
+import type { Message, ModelMessage } from '../message/message.js';
 import {
   DEFAULT_MODEL,
   DEFAULT_PROVIDER,
   type TokenCount,
-  type TokenCounter,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { abortedGroups, type ExchangeRecord, pairParts, sortedGroupCounts, tokensOf } from './exchange-record.js';
+import { abortedGroups, type ExchangeRecord, pairParts, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
+import { pinEventTarget } from '../message/pin-event.js';
+import { hoistedPinMessage, type PinAccount } from './pinned-message.js';
+import { exchangeHolding, PinLedger } from './_pin-ledger.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { buildAbortedResultMessage, insertAbortedResults } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
@@ -21,31 +24,9 @@ import type { WindowPlan } from './window-plan.js';
 import type { CutContext } from './window-cut-report.js';
 import { PreviousCut } from './_previous-cut.js';
 import { type ClearToolOutputsPolicy, DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import type { PruneResult, WindowStateOptions } from './window-state-options.js';
 
-/** Options of a {@link WindowState}: the same as `planWindow`'s, without the messages. */
-export interface WindowStateOptions {
-  readonly system?: string | undefined;
-  readonly tools?: readonly ToolDefinition[] | undefined;
-  readonly budgetTokens?: number | undefined;
-  readonly counter: TokenCounter;
-  readonly provider?: string | undefined;
-  readonly model?: string | undefined;
-  readonly pinFirstExchange?: boolean | undefined;
-  /** How exchanges are chosen for eviction (default `cache-aware`). */
-  readonly policy?: WindowPolicy | undefined;
-  /** Where the message at an index of this state is stored, for cleared-output placeholders. */
-  readonly storedAs?: ((messageIndex: number) => string) | undefined;
-}
-
-/** What a prune changed. Exchange indices point into the conversation after events. */
-export interface PruneResult {
-  readonly evicted: readonly number[];
-  /** Exchanges brought back because there is room again (a larger budget, a rewind). */
-  readonly readmitted: readonly number[];
-  readonly totalTokens: number;
-  readonly overBudget: boolean;
-  readonly overByTokens: number;
-}
+export type { PruneResult, WindowStateOptions } from './window-state-options.js';
 
 /**
  * The incremental form of `planWindow`. `append` then `prune` after a turn costs time in
@@ -64,8 +45,10 @@ export class WindowState {
   #preambleMessages = 0;
   #preambleTokens: number;
   #firstInWindow: number;
+  /** Tokens of the exchanges in the window from the cut on, less their pins (see `unpinnedTokensOf`). */
   #windowTokens = 0;
   #appended = 0;
+  readonly #pinLedger = new PinLedger();
   readonly #previousCut = new PreviousCut();
   /** What the last prune knew of the cut before it, for the plan's `cut`. */
   #cutContext: CutContext | undefined;
@@ -97,7 +80,7 @@ export class WindowState {
   /** Tokens of the request the window builds now (before any pending prune). */
   get totalTokens(): number {
     const pinnedExchange = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
-    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#windowTokens;
+    return this.#preambleTokens + (pinnedExchange ? tokensOf(pinnedExchange) : 0) + this.#pinLedger.tokens + this.#windowTokens;
   }
 
   /** Exchanges held before the window (a pinned first exchange is not counted). */
@@ -121,7 +104,7 @@ export class WindowState {
   append(messages: readonly Message[]): this {
     for (const message of messages) {
       const where = `appended message ${this.#appended}`;
-      if (message.role === 'event') this.#applyEvent(message.kind, message.label, where);
+      if (message.role === 'event') this.#applyEvent(message, where);
       else this.#appendModelMessage(message);
       this.#appended++;
     }
@@ -148,14 +131,14 @@ export class WindowState {
     // A cache-aware cut moves only when the request would pass the budget, and then to the low-water mark.
     const floor = policy.name === 'cache-aware' && !fits(0) ? lowWaterTokens(policy, budget) : budget;
     while (this.#firstInWindow < last && budget > 0 && this.totalTokens > floor) {
-      this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      this.#windowTokens -= unpinnedTokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       evicted.push(this.#firstInWindow);
       this.#firstInWindow++;
     }
     while ((policy.name === 'budget' || policy.name === 'clear-tool-outputs') && this.#firstInWindow > this.#firstUnpinned) {
       const previous = this.#exchanges[this.#firstInWindow - 1] as ExchangeRecord;
-      if (!fits(tokensOf(previous))) break;
-      this.#windowTokens += tokensOf(previous);
+      if (!fits(unpinnedTokensOf(previous))) break;
+      this.#windowTokens += unpinnedTokensOf(previous);
       this.#firstInWindow--;
       readmitted.push(this.#firstInWindow);
     }
@@ -176,9 +159,11 @@ export class WindowState {
     const pinned = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
     const messagesOf = (exchange: ExchangeRecord) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groupCounts.size;
     return chooseCut(policy, {
-      exchanges: this.#exchanges.slice(this.#firstUnpinned).map((exchange) => ({ tokens: tokensOf(exchange), messages: messagesOf(exchange) })),
-      fixedTokens: this.#preambleTokens + (pinned ? tokensOf(pinned) : 0),
-      fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0),
+      exchanges: this.#exchanges
+        .slice(this.#firstUnpinned)
+        .map((exchange) => ({ tokens: unpinnedTokensOf(exchange), messages: messagesOf(exchange) - exchange.pinMessages })),
+      fixedTokens: this.#preambleTokens + (pinned ? tokensOf(pinned) : 0) + this.#pinLedger.tokens,
+      fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0) + this.#pinLedger.messages,
       fixedExchanges: this.#firstUnpinned,
       budgetTokens: this.#budgetTokens,
     }) + this.#firstUnpinned;
@@ -187,12 +172,12 @@ export class WindowState {
   /** Moves the cut to `first`, noting the exchanges that left or came back. */
   #moveCut(first: number, evicted: number[], readmitted: number[]): void {
     while (this.#firstInWindow < first) {
-      this.#windowTokens -= tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      this.#windowTokens -= unpinnedTokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       evicted.push(this.#firstInWindow++);
     }
     while (this.#firstInWindow > first) {
       this.#firstInWindow--;
-      this.#windowTokens += tokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
+      this.#windowTokens += unpinnedTokensOf(this.#exchanges[this.#firstInWindow] as ExchangeRecord);
       readmitted.push(this.#firstInWindow);
     }
   }
@@ -212,6 +197,11 @@ export class WindowState {
   exchangeBounds(index: number): { readonly firstMessage: number; readonly lastMessage: number } | undefined {
     const exchange = this.#exchanges[index];
     return exchange && { firstMessage: exchange.firstMessage, lastMessage: exchange.lastMessage };
+  }
+
+  /** The message at an index (after events), or undefined. */
+  messageAt(index: number): ModelMessage | undefined {
+    return this.#messages[index];
   }
 
   /** The messages of an exchange, as appended (without synthetic results). */
@@ -244,6 +234,7 @@ export class WindowState {
       }),
       pinFirstExchange: this.#firstUnpinned === 1,
       firstInWindow: Math.min(this.#firstInWindow, this.#exchanges.length),
+      pins: this.#pinLedger.sorted(),
       cut: this.#cutContext ?? { policy: this.#policy },
     });
     const policy = this.#policy.name === 'clear-tool-outputs' ? this.#policy : options.clearToolOutputs;
@@ -268,6 +259,7 @@ export class WindowState {
     const messages = this.#messages.slice(0, this.#preambleMessages);
     const sent = this.#firstUnpinned === 1 && this.#exchanges.length > 0 ? [0] : [];
     for (let index = Math.max(this.#firstInWindow, this.#firstUnpinned); index < this.#exchanges.length; index++) sent.push(index);
+    for (const pin of this.#pinLedger.sorted()) if (pin.exchange !== null && !this.#isSent(pin.exchange)) messages.push(pin.hoisted);
     for (const index of sent) {
       const exchange = this.#exchanges[index] as ExchangeRecord;
       const groups = abortedGroups(exchange, sortedGroupCounts(exchange));
@@ -282,16 +274,64 @@ export class WindowState {
     return exchangeIndex >= this.#firstUnpinned && exchangeIndex >= this.#firstInWindow;
   }
 
-  #applyEvent(kind: string, label: string | undefined, where: string): void {
+  #isSent(exchangeIndex: number): boolean {
+    return exchangeIndex < this.#firstUnpinned || exchangeIndex >= this.#firstInWindow;
+  }
+
+  /** Indices of the pinned messages, in order. */
+  get pins(): readonly number[] {
+    return this.#pinLedger.sorted().map((pin) => pin.message);
+  }
+
+  /**
+   * Pins the message at `messageIndex` (as a `pin` event does): it is sent in every window, in
+   * its exchange or hoisted after the preamble. Takes effect at once; the next `prune()` may
+   * evict more to make room for it.
+   * @throws SlidingContextError `INVALID_PIN` for no such message, or one that cannot be pinned (see `pinnedText`)
+   */
+  pin(messageIndex: number): void {
+    if (this.#pinLedger.has(messageIndex)) return;
+    const message = this.#messages[messageIndex];
+    if (!message) throw new SlidingContextError('INVALID_PIN', `Cannot pin message ${messageIndex}: the window holds ${this.#messages.length} messages.`);
+    const hoisted = hoistedPinMessage(message, `message ${messageIndex}`);
+    const hoistedCount = this.#options.counter.countMessage({ ...this.#target, message: hoisted });
+    this.#accountPin({ message: messageIndex, exchange: exchangeHolding(this.#exchanges, messageIndex), hoisted, hoistedCount }, 1);
+  }
+
+  /** Unpins the message at `messageIndex` (as an `unpin` event does); nothing happens when it is not pinned. */
+  unpin(messageIndex: number): void {
+    const account = this.#pinLedger.get(messageIndex);
+    if (account) this.#accountPin(account, -1);
+  }
+
+  /** Counts a pin in or out: as hoisted, and its exchange less it, when the window may evict that exchange. */
+  #accountPin(pin: PinAccount, sign: 1 | -1): void {
+    const { exchange } = pin;
+    const evictable = exchange !== null && exchange >= this.#firstUnpinned;
+    const delta = this.#pinLedger.account(pin, sign, evictable ? this.#exchanges[exchange] : undefined);
+    if (evictable && this.#isCounted(exchange)) this.#windowTokens += delta;
+  }
+
+  #applyEvent(message: Extract<Message, { role: 'event' }>, where: string): void {
+    const { kind, label } = message;
     if (kind === 'clear') {
+      for (const index of this.pins) this.unpin(index);
       this.#truncate(0);
       this.#marks = [];
     } else if (kind === 'mark') {
-      this.#marks.push({ label, position: this.#messages.length });
+      this.#marks.push({ label, position: this.#messages.length, pins: this.pins });
     } else if (kind === 'rewind') {
       const target = findRewindTarget(this.#marks, label, where);
-      this.#truncate((this.#marks[target] as ActiveMark).position);
+      const mark = this.#marks[target] as ActiveMark;
+      // The pins of the mark's time come back; the messages pinned since may be gone.
+      for (const index of this.pins) this.unpin(index);
+      this.#truncate(mark.position);
       this.#marks.length = target + 1;
+      for (const index of mark.pins ?? []) this.pin(index);
+    } else if (kind === 'pin' || kind === 'unpin') {
+      const index = pinEventTarget(message, this.#messages.length, where);
+      if (kind === 'pin') this.pin(index);
+      else this.unpin(index);
     }
   }
 
@@ -320,6 +360,8 @@ export class WindowState {
         pairing: new ToolPairing(),
         groupCounts: new Map(),
         syntheticTokens: 0,
+        pinTokens: 0,
+        pinMessages: 0,
       });
       if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += count.tokens;
       return;

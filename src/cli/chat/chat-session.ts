@@ -47,6 +47,8 @@ const HELP = `Commands:
   /mark [label]     set a mark to rewind to
   /rewind [label]   go back to a mark (default: the latest)
   /marks            the marks a rewind can reach
+  /pin [seq]        pin a message (default: your last): sent word for word in every window
+  /unpin seq        unpin a pinned message
   /fork             continue in a child agent that sees the history so far
   /compact          condense the history now, with a preview first
   /budget N         change the token budget
@@ -258,6 +260,10 @@ export class ChatSession {
         terminal.write(`rewound to "${label}"\n`);
         return true;
       }
+      case 'pin':
+      case 'unpin':
+        terminal.write(`${await this.#pin(name, argument)}\n`);
+        return true;
       case 'fork': {
         const parent = this.agentId;
         this.#conversation = await this.#conversation.fork();
@@ -312,6 +318,18 @@ export class ChatSession {
         terminal.write(`error: no command /${name ?? ''}; /help lists them\n`);
         return true;
     }
+  }
+
+  /** `/pin [seq]` and `/unpin seq`: the seq given, or for `/pin` the user's last message. */
+  async #pin(action: 'pin' | 'unpin', argument: string | undefined): Promise<string> {
+    const own = (await this.#options.store.history(this.agentId)).filter((entry) => entry.agentId === this.agentId && entry.message.role === 'user' && typeof entry.message.content === 'string');
+    const seq = argument === undefined && action === 'pin' ? own.at(-1)?.seq : Number(argument);
+    if (seq === undefined || !Number.isSafeInteger(seq) || seq < 1) return `error: /${action} needs the seq of a message (/history --all in the CLI lists them)${action === 'pin' ? ', or none for your last message' : ''}`;
+    if (action === 'unpin') {
+      await this.#conversation.unpin(seq);
+      return `unpinned seq ${seq}`;
+    }
+    return (await this.#conversation.pin(seq)) ? `pinned seq ${seq}: sent word for word in every window` : `seq ${seq} is pinned already`;
   }
 
   /** Writes a command's output and keeps it, with the command, where it was in the history. */

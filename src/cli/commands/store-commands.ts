@@ -33,6 +33,7 @@ import { historyRowLimits, type HistoryRowLimits, sliceHistoryRows } from './his
 import { formatCount } from '../render/format-count.js';
 import { renderHistoryReport } from '../render/history-report.js';
 import { renderLossRecords } from '../render/loss-report-text.js';
+import { storedPinLines } from '../render/pins-list.js';
 import { agentHistoryJson } from '../../views/agent-history-json.js';
 import { agentExchangeNumbering } from '../../views/agent-window-json.js';
 import { summaryView } from '../../views/summary-view.js';
@@ -142,7 +143,7 @@ function printHistory(
   planned: PlannedHistory,
   source: HistoryTimelineSource,
 ): void {
-  const { plan, exchanges, summary, cache } = planned;
+  const { plan, exchanges, summary, cache, pins } = planned;
   const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges);
   const recent = flags.all === true ? { rows: every, earlier: 0 } : recentTimelineRows(every);
   const { rows, offset } = sliceHistoryRows(recent.rows, limits);
@@ -169,13 +170,14 @@ function printHistory(
       color: io.stdoutIsTerminal === true && io.env.NO_COLOR === undefined,
       cache,
       numberOf: agentExchangeNumbering(exchanges),
+      pins: storedPinLines(pins ?? [], agentId),
     }) + (losses.length > 0 ? `\n${losses.join('\n')}\n` : ''),
   );
 }
 
 /** The `/history` view of an agent as text, with the summary in force. */
-export function renderAgentHistory(agentId: string, { plan, exchanges, summary, cache }: PlannedHistory): string {
-  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryView(summary, exchanges), cache);
+export function renderAgentHistory(agentId: string, { plan, exchanges, summary, cache, pins }: PlannedHistory): string {
+  return renderHistoryReport(agentId, plan, exchanges, new Date(), summary && summaryView(summary, exchanges), cache, storedPinLines(pins ?? [], agentId));
 }
 
 /**

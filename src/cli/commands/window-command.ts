@@ -14,6 +14,7 @@ import { describeInput, inputJson, readConversationInput, resolveTarget } from '
 import { toWindowJson } from '../../views/window-json.js';
 import { agentWindowRows } from '../render/agent-window-json.js';
 import { agentWindowJson } from '../../views/agent-window-json.js';
+import { storedPinLines } from '../render/pins-list.js';
 import { renderWindowReport, windowReportRows } from '../render/window-report.js';
 import { planAgentHistory, type StoreCommandFlags, type TargetFlags } from './store-commands.js';
 
@@ -78,12 +79,13 @@ export async function planAgentWindow(store: HistoryStore, agentId: string, flag
  */
 export async function runAgentWindowCommand(agentId: string, flags: AgentWindowFlags, io: CliIo): Promise<void> {
   await withCliStore(io, flags, async (store) => {
-    const { plan, exchanges, summary, format, request } = await planAgentWindow(store, agentId, flags, io);
+    const { plan, exchanges, summary, format, request, pins } = await planAgentWindow(store, agentId, flags, io);
     if (flags.body) io.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
-    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...agentWindowJson(plan, exchanges, format, request) }, null, 2)}\n`);
+    else if (flags.json) io.stdout.write(`${JSON.stringify({ agentId, ...agentWindowJson(plan, exchanges, format, request, pins) }, null, 2)}\n`);
     else {
       const tokens = summary && typeof summary.data.tokens === 'number' ? summary.data.tokens : null;
-      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), { summary: summary && { summarizer: summary.data.summarizer, tokens } }));
+      const shown = { summary: summary && { summarizer: summary.data.summarizer, tokens }, pins: storedPinLines(pins ?? [], agentId) };
+      io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), shown));
     }
   }, { create: false });
 }

@@ -2,6 +2,7 @@ import { describeLoss } from '../../condense/loss-report.js';
 import type { ExchangeHistory } from '../../conversation/conversation.js';
 import type { TurnCacheUsage } from '../../conversation/prompt-cache.js';
 import type { SummaryView } from '../../views/summary-view.js';
+import { type PinLine, renderPins } from './pins-list.js';
 import type { WindowPlan } from '../../window/window-plan.js';
 import { renderContextRule } from './context-rule.js';
 import { formatAge } from './format-age.js';
@@ -42,6 +43,7 @@ export function renderHistoryReport(
   now: Date,
   summary?: SummaryView,
   cache?: TurnCacheUsage,
+  pins: readonly PinLine[] = [],
 ): string {
   const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
   const lines = [`sliding-context history ${agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
@@ -74,6 +76,7 @@ export function renderHistoryReport(
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(inside.length, 'exchange')} in, ${formatNumber(outside.length)} out · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
   lines.push(`Prefix ${stablePrefixText(plan.cut, numberOf)}`);
+  for (const line of renderPins(pins, plan)) lines.push(line);
   if (cache) lines.push(cacheTotalLine(cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   // Titles, tool names and the summary are stored text: none may reach the terminal as a command.

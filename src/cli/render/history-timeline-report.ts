@@ -9,6 +9,7 @@ import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
 import { renderSummary } from './history-report.js';
 import type { SummaryView } from '../../views/summary-view.js';
+import { type PinLine, renderPins } from './pins-list.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
 import { cutText, type ExchangeNumbering, stablePrefixText } from './cut-text.js';
@@ -35,6 +36,8 @@ export interface HistoryTimelineView {
   readonly cache?: TurnCacheUsage | undefined;
   /** How the plan's exchanges are numbered in the rows (see `agentExchangeNumbering`). */
   readonly numberOf?: ExchangeNumbering | undefined;
+  /** The pinned messages, with where the window sends them. */
+  readonly pins?: readonly PinLine[] | undefined;
 }
 
 const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
@@ -112,6 +115,7 @@ export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
     `Window ${formatNumber(plan.totalTokens)}${plan.budgetTokens > 0 ? ` / ${formatNumber(plan.budgetTokens)}` : ''} tokens · ${formatCount(view.exchangesIn, 'exchange')} in, ${formatNumber(view.exchangesOut)} out${hidden > 0 ? `, ${formatNumber(hidden)} listed here cleared or rewound` : ''} · ${plan.method}${plan.exact ? ' (exact)' : ''}`,
   );
   lines.push(`Prefix ${stablePrefixText(plan.cut, view.numberOf)}`);
+  for (const line of renderPins(view.pins ?? [], plan)) lines.push(neutralizeControlCharacters(line));
   if (view.cache) lines.push(cacheTotalLine(view.cache));
   if (plan.overBudget) lines.push(overBudgetNote(plan));
   return `${lines.join('\n')}\n`;

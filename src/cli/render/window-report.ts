@@ -9,6 +9,7 @@ import { formatNumber } from './format-number.js';
 import { neutralizeControlCharacters } from './neutralize-control-characters.js';
 import { overBudgetNote } from './over-budget-note.js';
 import { cutText, stablePrefixText } from './cut-text.js';
+import { type PinLine, plannedPinLines, renderPins } from './pins-list.js';
 
 const TITLE_WIDTH = 44;
 const TOOLS_WIDTH = 46;
@@ -63,6 +64,8 @@ export function renderWindowReport(
     readonly summary?: WindowReportSummary | undefined;
     /** Name the message the stable prefix ends at (a file's view, whose message indices the reader knows). */
     readonly messageIndices?: boolean | undefined;
+    /** The pins as named for the reader (default: by message index). */
+    readonly pins?: readonly PinLine[] | undefined;
   } = {},
 ): string {
   // Loops, not Math.max(...widths): a long history has more exchanges than a call takes arguments.
@@ -111,10 +114,14 @@ export function renderWindowReport(
   for (const row of rows) if (row.state !== 'summarized') planned.push(row.index);
   const numberOf = (index: number) => planned[index] ?? index;
   // The summary is pinned as a system message: it is one of the plan's leading ones.
-  const leading = plan.preambleMessages - (options.summary ? 1 : 0);
+  // Pins a summary covers are hoisted as leading system messages too.
+  const hoistedLeading = plan.pins.filter((pin) => pin.exchange === null && pin.placement === 'hoisted').length;
+  const hoisted = plan.pins.filter((pin) => pin.placement === 'hoisted').length;
+  const leading = plan.preambleMessages - (options.summary ? 1 : 0) - hoistedLeading;
   const pinnedParts = ['framing', 'system prompt', 'tools'];
   if (leading > 0) pinnedParts.push(formatCount(leading, 'leading system message'));
   if (options.summary) pinnedParts.push(`the ${options.summary.summarizer} summary${options.summary.tokens === null ? '' : ` (${formatCount(options.summary.tokens, 'token')})`}`);
+  if (hoisted > 0) pinnedParts.push(formatCount(hoisted, 'hoisted pin'));
   const exactTokenizer = /^(o200k_base|cl100k_base)$/.test(plan.method);
   const counting = plan.exact
     ? `${plan.method} (exact)`
@@ -129,6 +136,7 @@ export function renderWindowReport(
     `Prefix     ${stablePrefixText(plan.cut, numberOf, options.messageIndices === true)}`,
     `Counting   ${counting}`,
   );
+  for (const line of renderPins(options.pins ?? plannedPinLines(plan.pins), plan)) lines.push(line);
   if (plan.policy !== DEFAULT_WINDOW_POLICY.name) lines.push(`Policy     ${plan.policy}`);
   if (plan.clearedToolOutputs.length > 0) {
     const cleared = plan.clearedToolOutputs;
