@@ -13,6 +13,7 @@ import { declareCountCommand } from './commands/count-command-line.js';
 import { declareImportCommand } from './commands/import-command-line.js';
 import { declareExportCommand } from './commands/export-command-line.js';
 import { declareCompactCommand } from './commands/compact-command-line.js';
+import { declareUncompactCommand } from './commands/uncompact-command-line.js';
 import {
   declareAgentsCommand,
   declareClearCommand,
@@ -37,6 +38,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareAgentsCommand,
   declareHistoryCommand,
   declareCompactCommand,
+  declareUncompactCommand,
   declareForkCommand,
   declareClearCommand,
   declareMarksCommand,

@@ -3,7 +3,7 @@ import { summaryMessage } from '../condense/stored-summary.js';
 import type { StoredSummary } from './active-summary.js';
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailure } from '../condense/summary-failure.js';
-import type { MessagePosition } from './conversation-store.js';
+import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import { countTargetKey, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowPolicy } from '../window/window-policy.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
@@ -19,9 +19,17 @@ export interface CondenseHost {
   summary(): StoredSummary | undefined;
   /** Where the message at an index of the state is stored. */
   positionOf(messageIndex: number): MessagePosition | undefined;
-  /** Records a summary over the stored range and loads the window again. */
-  recordSummary(first: MessagePosition, last: MessagePosition, data: Record<string, unknown>): Promise<void>;
+  /** Records a range (a summary, an uncompact) and loads the window again. */
+  recordRange(range: ContextRangeInput): Promise<void>;
   emit(event: ConversationEvent): void;
+}
+
+/** What one pass is asked for beyond its selection (`compact --through`, `--focus`). */
+export interface PassOptions {
+  /** Only exchanges that end at or before this message of the window state. */
+  readonly throughMessage?: number | undefined;
+  /** What this summary should keep above all; wins over the condense options' own. */
+  readonly focus?: string | undefined;
 }
 
 /** The settings a {@link Condenser} works with. */
@@ -81,7 +89,7 @@ export class Condenser {
    * them only if it passes `checkSummary`; otherwise they stay plainly evicted (or in the
    * window) and `summary-failed` says why. The history is never touched.
    */
-  async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost): Promise<CompactResult | undefined> {
+  async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost, pass: PassOptions = {}): Promise<CompactResult | undefined> {
     const { condense: options, counter, target } = this.#options;
     const plan = host.state().plan();
     const tokensBefore = plan.totalTokens;
@@ -91,11 +99,12 @@ export class Condenser {
       policy: this.#options.policy,
       thresholdReached: select === 'due' && this.#thresholdReached(tokensBefore),
       targetTokens: (options?.targetShare ?? 0.5) * contextWindow,
+      throughMessage: pass.throughMessage,
     });
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }): CompactResult => {
-      host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
-      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail };
+      host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, fallbackTo: 'eviction', tokensBefore, tokensAfter: tokensBefore, cost });
+      return { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, fallback: failure.reason, fallbackDetail: failure.detail, fallbackTo: 'eviction' };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -112,6 +121,7 @@ export class Condenser {
       countTokens,
       timeoutMs: options.timeoutMs ?? 60_000,
       replacedTokens: previousTokens + chosen.reduce((sum, exchange) => sum + exchange.tokens, 0),
+      focus: pass.focus ?? options.focus,
     });
     if ('failure' in made) return fail(made.failure, made.cost);
     const { result, summaryTokens } = made;
@@ -119,6 +129,10 @@ export class Condenser {
     const coveredExchanges = (previous?.data.coveredExchanges ?? 0) + chosen.length;
     const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
     const tokensAfter = tokensBefore - leaving - previousTokens + summaryTokens;
+    // A pass that takes exchanges out of the request (and any compact) is there to shrink it.
+    if ((select === 'all' || leaving > 0) && tokensAfter >= tokensBefore) {
+      return fail({ reason: 'not-smaller', detail: `the request would not shrink: ${tokensBefore} tokens before, ${tokensAfter} with the summary` }, result.cost);
+    }
     if (!dryRun) {
       const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
       const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
@@ -126,11 +140,11 @@ export class Condenser {
         const { name: summarizer } = options.summarizer;
         // With the summary's own count, so that the history view plans it without a tokenizer.
         const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
-        await host.recordSummary(first, last, { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count });
+        await host.recordRange({ kind: 'summary', first, last, data: { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count } });
         host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
       }
     }
     const after = dryRun ? tokensAfter : host.state().totalTokens;
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null };
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, fallbackTo: null };
   }
 }

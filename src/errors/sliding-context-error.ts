@@ -40,6 +40,8 @@ export type SlidingContextErrorCode =
   | 'DUPLICATE_TOOL_CALL_ID'
   | 'DUPLICATE_TOOL_RESULT'
   | 'UNKNOWN_MARK'
+  /** `uncompact` with no summary in force. */
+  | 'NO_SUMMARY'
   | 'BUDGET_INVALID'
   | 'STORE_LOCKED'
   | 'NO_STORE'
