@@ -69,7 +69,7 @@ function describeUndo(name: string, open: () => Promise<HistoryStore>) {
       } finally {
         await store.close();
       }
-    });
+    }, 120_000);
 
     it('a fork inherits the summary in force; its uncompact leaves the parent\'s alone, and the parent\'s later uncompact does not reach a fork made before it', async () => {
       const store = await open();
@@ -95,7 +95,7 @@ function describeUndo(name: string, open: () => Promise<HistoryStore>) {
       } finally {
         await store.close();
       }
-    });
+    }, 120_000);
 
     it('compact through an exchange condenses up to it only, and refuses one out of range, not a number, or the latest', async () => {
       const store = await open();
@@ -121,7 +121,7 @@ function describeUndo(name: string, open: () => Promise<HistoryStore>) {
       } finally {
         await store.close();
       }
-    });
+    }, 120_000);
 
     it('a summary that would not shrink the request is discarded: the window keeps to eviction, and the result and the events say so', async () => {
       const store = await open();
@@ -150,7 +150,7 @@ function describeUndo(name: string, open: () => Promise<HistoryStore>) {
       } finally {
         await store.close();
       }
-    });
+    }, 120_000);
   });
 }
 

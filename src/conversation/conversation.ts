@@ -324,8 +324,10 @@ export class Conversation {
    * the uncompact, as events), and the one before it, if any, is in force again.
    * @throws SlidingContextError `NO_SUMMARY` when no summary is in force
    */
-  uncompact(): Promise<UncompactResult> {
-    return uncompactSummary(this.agentId, this.#condenseHost);
+  async uncompact(): Promise<UncompactResult> {
+    const result = await uncompactSummary(this.agentId, this.#condenseHost);
+    // What came back may pass the budget: the window slides as the next request's would.
+    return { ...result, tokensAfter: (await this.#prune()).totalTokens };
   }
 
   /** What the condenser reads from this conversation and records through it. */
