@@ -6,7 +6,7 @@ import type { TimelineJson } from './web-data.js';
 /** What a click on a row opens: an exchange's messages, an event's, or the summary. */
 export type Opened = { readonly kind: 'messages'; readonly agentId: string; readonly fromSeq: number; readonly throughSeq: number | null; readonly title: string } | { readonly kind: 'summary' };
 
-const EVENT_SYMBOLS: Readonly<Record<string, string>> = { clear: '⌫ clear', mark: '⚑ mark', rewind: '↶ rewind', fork: '↳ fork' };
+const EVENT_SYMBOLS: Readonly<Record<string, string>> = { clear: '⌫ clear', mark: '⚑ mark', rewind: '↶ rewind', fork: '↳ fork', summary: '≡ summary', uncompact: '↺ uncompact' };
 const number = new Intl.NumberFormat('en-US');
 
 /** A summary's loss report in one line, as `history` prints it: `dropped 3: path src/a.ts, …`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CliConfig } from './cli-config.js';
-import { budgetSetting, CLI_SETTINGS, condenseProfileSetting, type CliSettingName, settingFromEnv, settingWinner } from './cli-settings.js';
+import { budgetSetting, CLI_SETTINGS, condenseProfileSetting, type CliSettingName, settingFromEnv, settingWinner, summaryShareSetting } from './cli-settings.js';
 
 /** A config file that sets only `name`, to a value of its own. */
 const configSetting: Record<CliSettingName, CliConfig> = {
@@ -15,6 +15,7 @@ const configSetting: Record<CliSettingName, CliConfig> = {
   summarizerProvider: { condense: { summarizerProvider: 'anthropic' } },
   summarizerModel: { condense: { summarizerModel: 'config-summarizer' } },
   baseUrl: { condense: { baseUrl: 'http://config.example/v1' } },
+  maxSummaryShare: { condense: { maxSummaryShare: 0.2 } },
 };
 const configValue = (name: CliSettingName) => CLI_SETTINGS.find((setting) => setting.option === name)?.config(configSetting[name]);
 
@@ -73,5 +74,12 @@ describe('CLI settings: a flag beats its env var, which beats the config file', 
     expect(budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: '  ' })).toBeUndefined();
     expect(() => budgetSetting('-5', {})).toThrow(/--budget must be a whole number/);
     expect(() => budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: 'lots' })).toThrow(/SLIDING_CONTEXT_TOKENS must be a whole number/);
+  });
+
+  it('checks the summary share of a flag or env var (above 0, at most 0.5); the config file\'s number is taken as read', () => {
+    expect(summaryShareSetting(0.2)).toBe(0.2);
+    expect(summaryShareSetting(' 0.05 ')).toBe(0.05);
+    expect(summaryShareSetting(undefined)).toBeUndefined();
+    for (const bad of ['0', '0.6', 'lots', '', '-0.1']) expect(() => summaryShareSetting(bad)).toThrow(/--max-summary-share \(or SLIDING_CONTEXT_MAX_SUMMARY_SHARE\) must be a fraction/);
   });
 });

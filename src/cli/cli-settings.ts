@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import type { CliConfig } from './cli-config.js';
 import type { CliIo } from './cli-io.js';
@@ -24,6 +25,7 @@ export const CLI_SETTINGS = [
   { option: 'summarizerProvider', env: 'SLIDING_CONTEXT_SUMMARIZER_PROVIDER', config: (config: CliConfig) => config.condense?.summarizerProvider },
   { option: 'summarizerModel', env: 'SLIDING_CONTEXT_SUMMARIZER_MODEL', config: (config: CliConfig) => config.condense?.summarizerModel },
   { option: 'baseUrl', env: 'SLIDING_CONTEXT_BASE_URL', config: (config: CliConfig) => config.condense?.baseUrl },
+  { option: 'maxSummaryShare', env: 'SLIDING_CONTEXT_MAX_SUMMARY_SHARE', config: (config: CliConfig) => config.condense?.maxSummaryShare },
 ] as const satisfies readonly CliSetting[];
 
 interface CliSetting {
@@ -101,6 +103,21 @@ export function budgetSetting(flag: string | number | undefined, env: CliIo['env
   const fromEnv = settingFromEnv('budget', {}, env);
   if (fromEnv === undefined || fromEnv.trim() === '') return undefined;
   return fromEnv.trim() === 'model' ? 'model' : validateBudgetTokens(fromEnv, 'SLIDING_CONTEXT_TOKENS');
+}
+
+/**
+ * The most of the budget a summary may take, as a fraction: a flag's or the env's text is checked
+ * here (above 0, at most 0.5, as the config file's `condense.maxSummaryShare`); the config file's
+ * number was checked when the file was read.
+ * @throws SlidingContextError `INVALID_OPTION`
+ */
+export function summaryShareSetting(value: string | number | undefined): number | undefined {
+  if (value === undefined || typeof value === 'number') return value;
+  const share = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(share) || share <= 0 || share > 0.5) {
+    throw new SlidingContextError('INVALID_OPTION', `--max-summary-share (or SLIDING_CONTEXT_MAX_SUMMARY_SHARE) must be a fraction of the budget above 0 and at most 0.5, e.g. 0.1; got "${value}".`);
+  }
+  return share;
 }
 
 /**

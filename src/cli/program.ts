@@ -14,6 +14,7 @@ import { declareImportCommand } from './commands/import-command-line.js';
 import { declareExportCommand } from './commands/export-command-line.js';
 import { declareCompactCommand } from './commands/compact-command-line.js';
 import { declarePinCommands } from './commands/pin-command-line.js';
+import { declareUncompactCommand } from './commands/uncompact-command-line.js';
 import {
   declareAgentsCommand,
   declareClearCommand,
@@ -38,6 +39,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareAgentsCommand,
   declareHistoryCommand,
   declareCompactCommand,
+  declareUncompactCommand,
   declareForkCommand,
   declareClearCommand,
   declareMarksCommand,

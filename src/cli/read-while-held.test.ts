@@ -92,7 +92,7 @@ describe('a second terminal while another process holds the PGlite store', () =>
     }
   }, 180_000);
 
-  it('a write from the second process is carried out by the holder, and the holder\'s own writes lose nothing', async () => {
+  it('a write from the second process (mark, fork, compact, uncompact) is carried out by the holder, and the holder\'s own writes lose nothing', async () => {
     const seed = await HistoryStore.open({ dataDir });
     const busy = await seed.createAgent();
     const request = (await seed.history(agent)).find((entry) => entry.message.role === 'user' && typeof entry.message.content === 'string');
@@ -101,11 +101,15 @@ describe('a second terminal while another process holds the PGlite store', () =>
     const marked = await cli(['mark', agent, 'while-held']);
     const pinned = await cli(['pin', agent, String(request?.seq)]);
     const forked = await cli(['fork', agent, '--json']);
+    const compacted = await cli(['compact', agent, '--json']);
+    const uncompacted = await cli(['uncompact', agent, '--json']);
     await held.close();
     expect(marked.status, marked.stderr).toBe(0);
     expect(pinned.status, pinned.stderr).toBe(0);
     expect(pinned.stdout).toMatch(new RegExp(`^pinned: seq ${String(request?.seq)}\n`));
     expect(forked.status, forked.stderr).toBe(0);
+    expect(compacted.status, compacted.stderr).toBe(0);
+    expect(JSON.parse(uncompacted.stdout)).toMatchObject({ agentId: agent, undone: { summarizer: 'digest', coveredExchanges: 59 }, restored: null });
     const acknowledged = [...held.output().matchAll(/ACK (\d+)/g)].map((match) => Number(match[1]));
     const store = await HistoryStore.open({ dataDir });
     try {
@@ -115,6 +119,7 @@ describe('a second terminal while another process holds the PGlite store', () =>
       expect((await store.history(agent)).at(-2)?.message).toEqual({ role: 'event', kind: 'mark', label: 'while-held' });
       expect((await store.history(agent)).at(-1)?.message).toMatchObject({ role: 'event', kind: 'pin', data: { back: expect.any(Number) as number } });
       expect((await store.listAgents()).filter((listed) => listed.parentId === agent)).toHaveLength(1);
+      expect((await store.ranges(agent, { kind: ['summary', 'uncompact'] })).map((range) => range.kind)).toEqual(['summary', 'uncompact']);
     } finally {
       await store.close();
     }

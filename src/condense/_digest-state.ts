@@ -14,6 +14,8 @@ export interface DigestError {
  * touched, oldest first, so that the oldest are the first to go when the digest must shrink.
  */
 export interface DigestState {
+  /** What the user asked the summary to keep above all (`compact --focus`): shown first. */
+  focus: string[];
   readonly requests: string[];
   readonly constraints: string[];
   readonly files: Map<string, FileAction>;
@@ -30,11 +32,14 @@ export interface DigestState {
 }
 
 export function emptyDigestState(): DigestState {
-  return { requests: [], constraints: [], files: new Map(), commands: new Map(), errors: new Map(), decisions: [], done: [], openItems: [], earlier: [] };
+  return {
+    focus: [], requests: [], constraints: [], files: new Map(), commands: new Map(), errors: new Map(), decisions: [], done: [], openItems: [], earlier: [],
+  };
 }
 
 /** The section titles, in the order the digest shows them. */
 export const SECTION_TITLES = {
+  focus: 'Focus (asked for):',
   requests: 'Requests:',
   constraints: 'Constraints (verbatim):',
   files: 'Files (last action):',
@@ -65,6 +70,7 @@ export function digestLines(state: DigestState): DigestLine[] {
     let position = 0;
     for (const text of texts) lines.push({ section, position: position++, text });
   };
+  add('focus', state.focus);
   add('requests', state.requests);
   add('constraints', state.constraints);
   add('files', [...state.files].map(([path, action]) => `${path}: ${action}`));
@@ -114,7 +120,8 @@ function restoreLine(state: DigestState, section: SectionName, text: string): vo
       return;
     }
     case 'openItems':
-      state.openItems.push(text);
+    case 'focus':
+      state[section].push(text);
       return;
     default:
       state[section].push(text);

@@ -160,6 +160,18 @@ describe('digestSummarizer: rolling and capped', () => {
     expect(section(text!, 'Decisions:').length).toBeLessThan(30);
   });
 
+  it('puts a focus first, under its own title; later digests keep it until another replaces it, and it gives way last', async () => {
+    const summarize = (previousSummary: string | undefined, focus: string | undefined, maxTokens = 10_000) =>
+      digestSummarizer().summarize({ exchanges: [exchange('Add the payments endpoint.', [{ name: 'Read', input: { file_path: 'src/pay.ts' } }])], previousSummary, maxTokens, countTokens, focus });
+    const first = (await summarize(undefined, '  the payments\n  retry logic ')).text;
+    expect(first.split('\n').slice(0, 4)).toEqual([DIGEST_HEADING, 'Focus (asked for):', '- the payments retry logic', 'Requests:']);
+    const rolled = await digest([exchange('Next.', [])], first);
+    expect(section(rolled, 'Focus (asked for):')).toEqual(['the payments retry logic']);
+    expect(section((await summarize(rolled, 'the CLI flags')).text, 'Focus (asked for):')).toEqual(['the CLI flags']);
+    const focusOnly = `${DIGEST_HEADING}\nFocus (asked for):\n- the payments retry logic`;
+    expect((await summarize(undefined, 'the payments retry logic', countTokens(focusOnly))).text).toBe(focusOnly);
+  });
+
   it('reads back a summary that is no digest as earlier lines', async () => {
     const text = await digest([exchange('Next.', [])], 'The user wants a CLI.\nIt has a --verbose flag.');
     expect(section(text, 'Earlier summary:')).toEqual(['The user wants a CLI.', 'It has a --verbose flag.']);

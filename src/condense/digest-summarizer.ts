@@ -5,6 +5,9 @@ import type { Summarizer, SummaryInput, SummaryResult } from './summarizer.js';
 
 export { DIGEST_HEADING } from './_digest-state.js';
 
+/** A focus longer than this is clipped: it is a direction, not a document. */
+const FOCUS_CHARACTERS = 600;
+
 /** A request that must shrink before requests are dropped is clipped to this many characters. */
 const SHORT_REQUEST_CHARACTERS = 160;
 
@@ -17,7 +20,7 @@ interface ShrinkStep {
 /**
  * The order in which lines give way when the digest is over its cap, least valuable first; within
  * a rank, the oldest first. Files and constraints go last of all: files read, then constraints,
- * then the files changed.
+ * then the files changed; the focus the user asked for goes last.
  */
 function shrinkSteps(lines: readonly DigestLine[]): ShrinkStep[] {
   const oldestFirst = (section: DigestLine['section'], keep: (line: DigestLine) => boolean = () => true) =>
@@ -47,6 +50,7 @@ function shrinkSteps(lines: readonly DigestLine[]): ShrinkStep[] {
     ...drop(oldestFirst('files', read)),
     ...drop(oldestFirst('constraints')),
     ...drop(oldestFirst('files', (line) => !read(line))),
+    ...drop(oldestFirst('focus')),
   ];
 }
 
@@ -104,12 +108,15 @@ export function digestExchange(messages: readonly ModelMessage[]): string {
  * completed work; and the open items of the latest todo list or plan. It is rolling: the previous
  * digest is read back and the new exchanges folded in. Within `maxTokens`, the least valuable
  * lines give way first (old answers, passing commands, the ledger), constraints and files last.
+ * A `focus` is shown first, under its own title, and kept by later digests until another replaces it.
  */
 export function digestSummarizer(): Summarizer {
   return {
     name: 'digest',
     summarize(input: SummaryInput): Promise<SummaryResult> {
       const state = parseDigest(input.previousSummary);
+      const focus = input.focus?.trim();
+      if (focus) state.focus = [clip(focus, FOCUS_CHARACTERS)];
       for (const exchange of input.exchanges) foldExchange(state, exchange);
       const text = fitDigest(state, input.maxTokens, input.countTokens);
       return Promise.resolve({ text, cost: { inputTokens: 0, outputTokens: 0, usd: 0 }, finishReason: 'stop' });

@@ -36,6 +36,13 @@ export const DEFAULT_CONDENSING_PROMPT = [
   'If a summary so far is given, fold the new part into it: the result replaces both. Write only the summary.',
 ].join('\n');
 
+/** The instructions with the user's focus added: what the summary must keep above all. */
+export function focusedPrompt(prompt: string, focus: string | undefined): string {
+  const text = focus?.trim();
+  if (!text) return prompt;
+  return `${prompt}\n\nThe user asks this summary to focus on: ${text}\nStart the summary with what concerns it, and keep that part in full detail (exact names, paths, numbers); shorten the rest first.`;
+}
+
 const MERGE_PROMPT = 'Merge these partial summaries of consecutive parts of one conversation, oldest first, into one summary that keeps the user\'s task, open work, key decisions, file paths and unresolved errors. Write only the summary.';
 
 /** Tool outputs are the bulk of a transcript and the least of a summary: each is clipped to this. */
@@ -125,13 +132,14 @@ function chunk(blocks: readonly string[], limit: number, countTokens: (text: str
  * A summarizer that asks a model, as Roo Code's condensing does. It is rolling: the new summary is the
  * previous one with the newly evicted exchanges folded in. Input longer than the model takes is
  * summarized in parts, and the parts merged. A summary the model cut off at its output cap comes
- * back with finish reason `length`, which the conversation treats as a failure.
+ * back with finish reason `length`, which the conversation treats as a failure. A `focus` is added
+ * to the instructions (and to the merge's): the summary starts with it and keeps it in detail.
  */
 export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
-  const system = options.customCondensingPrompt ?? DEFAULT_CONDENSING_PROMPT;
   return {
     name: 'llm',
     async summarize(input: SummaryInput): Promise<SummaryResult> {
+      const system = focusedPrompt(options.customCondensingPrompt ?? DEFAULT_CONDENSING_PROMPT, input.focus);
       const model = resolveModel(options.provider ?? '', options.model);
       const previous = input.previousSummary ? `Summary so far:\n${input.previousSummary}\n\n` : '';
       const limit = (options.maxInputTokens ?? model.contextWindowTokens - input.maxTokens) - input.countTokens(system + previous) - 64;
@@ -150,7 +158,7 @@ export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
         truncated ||= answer.truncated;
         summaries.push(answer.text.trim());
       }
-      const merged = await ask(options, MERGE_PROMPT, `${previous}${summaries.map((text, index) => `Part ${index + 1}:\n${text}`).join('\n\n')}`, input.maxTokens, input.signal);
+      const merged = await ask(options, focusedPrompt(MERGE_PROMPT, input.focus), `${previous}${summaries.map((text, index) => `Part ${index + 1}:\n${text}`).join('\n\n')}`, input.maxTokens, input.signal);
       return { text: merged.text.trim(), cost: addCost(cost, merged.cost), finishReason: truncated || merged.truncated ? 'length' : 'stop' };
     },
   };

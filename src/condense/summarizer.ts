@@ -12,6 +12,8 @@ export interface SummaryInput {
   readonly countTokens: (text: string) => number;
   /** Aborted when the summary takes too long. */
   readonly signal?: AbortSignal | undefined;
+  /** What the summary should keep above all, in the user's words (`compact --focus`). */
+  readonly focus?: string | undefined;
 }
 
 /** What producing a summary cost. */

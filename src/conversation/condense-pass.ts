@@ -13,6 +13,8 @@ export interface CondenseSelection {
   readonly thresholdReached: boolean;
   /** With the threshold reached, exchanges in the window are taken until it is down to this many tokens. */
   readonly targetTokens: number;
+  /** Only exchanges that end at or before this message of the plan (`compact --through`). */
+  readonly throughMessage?: number | undefined;
 }
 
 /**
@@ -23,7 +25,8 @@ export interface CondenseSelection {
  */
 export function exchangesToCondense(plan: WindowPlan, selection: CondenseSelection): PlannedExchange[] {
   const last = plan.exchanges.length - 1;
-  const chosen = plan.exchanges.filter((exchange) => !exchange.pinned && !exchange.inWindow && exchange.index < last);
+  const through = selection.throughMessage ?? Number.POSITIVE_INFINITY;
+  const chosen = plan.exchanges.filter((exchange) => !exchange.pinned && !exchange.inWindow && exchange.index < last && exchange.lastMessage <= through);
   const { policy } = selection;
   if (selection.select === 'due' && policy.name === 'sequence' && chosen.length > 0) {
     // A threshold fired: the whole run outside the retention window is condensed, as Forge does.
@@ -35,7 +38,7 @@ export function exchangesToCondense(plan: WindowPlan, selection: CondenseSelecti
     const target = selection.select === 'all' ? 0 : selection.targetTokens;
     let tokens = plan.totalTokens - chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
     for (const exchange of plan.exchanges) {
-      if (exchange.pinned || !exchange.inWindow || exchange.index === last || chosen.includes(exchange)) continue;
+      if (exchange.pinned || !exchange.inWindow || exchange.index === last || exchange.lastMessage > through || chosen.includes(exchange)) continue;
       if (tokens <= target) break;
       chosen.push(exchange);
       tokens -= exchange.tokens;

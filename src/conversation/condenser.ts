@@ -4,7 +4,7 @@ import { showsText } from '../window/pinned-message.js';
 import type { StoredSummary } from './active-summary.js';
 import type { SummaryCost } from '../condense/summarizer.js';
 import type { SummaryFailure } from '../condense/summary-failure.js';
-import type { MessagePosition } from './conversation-store.js';
+import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import { countTargetKey, type TokenCounter } from '../tokens/token-counter.js';
 import type { WindowPolicy } from '../window/window-policy.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
@@ -21,13 +21,21 @@ export interface CondenseHost {
   summary(): StoredSummary | undefined;
   /** Where the message at an index of the state is stored. */
   positionOf(messageIndex: number): MessagePosition | undefined;
-  /** Records a summary over the stored range and loads the window again. */
-  recordSummary(first: MessagePosition, last: MessagePosition, data: Record<string, unknown>): Promise<void>;
+  /** Records a range (a summary, an uncompact) and loads the window again. */
+  recordRange(range: ContextRangeInput): Promise<void>;
   /** The pinned messages in force: where each is stored, and its text. */
   pins(): readonly { readonly agentId: string; readonly seq: number; readonly text: string }[];
   /** The window as it would be loaded were the summary recorded: what the model would see. */
   previewSummary(first: MessagePosition, last: MessagePosition, data: SummaryData): Promise<WindowState>;
   emit(event: ConversationEvent): void;
+}
+
+/** What one pass is asked for beyond its selection (`compact --through`, `--focus`). */
+export interface PassOptions {
+  /** Only exchanges that end at or before this message of the window state. */
+  readonly throughMessage?: number | undefined;
+  /** What this summary should keep above all; wins over the condense options' own. */
+  readonly focus?: string | undefined;
 }
 
 /** The settings a {@link Condenser} works with. */
@@ -88,7 +96,7 @@ export class Condenser {
    * window) and `summary-failed` says why. The history is never touched. The summary's loss
    * report (what leaves the model's view with it) is recorded with it, and returned as `dropped`.
    */
-  async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost): Promise<CompactResult | undefined> {
+  async run(select: 'due' | 'all', dryRun: boolean, host: CondenseHost, pass: PassOptions = {}): Promise<CompactResult | undefined> {
     const { condense: options, counter, target } = this.#options;
     const plan = host.state().plan();
     const tokensBefore = plan.totalTokens;
@@ -98,12 +106,13 @@ export class Condenser {
       policy: this.#options.policy,
       thresholdReached: select === 'due' && this.#thresholdReached(tokensBefore),
       targetTokens: (options?.targetShare ?? 0.5) * contextWindow,
+      throughMessage: pass.throughMessage,
     });
     if (chosen.length === 0) return undefined;
     const fail = (failure: SummaryFailure, cost: SummaryCost = { inputTokens: 0, outputTokens: 0 }, pins?: readonly PinCheck[]): CompactResult => {
-      host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, tokensBefore, tokensAfter: tokensBefore, cost });
+      host.emit({ type: 'summary-failed', summarizer: options?.summarizer.name ?? 'none', ...failure, fallbackTo: 'eviction', tokensBefore, tokensAfter: tokensBefore, cost });
       const unchanged = { summary: null, coveredExchanges: 0, tokensBefore, tokensAfter: tokensBefore, dropped: [] };
-      return { ...unchanged, fallback: failure.reason, fallbackDetail: failure.detail, ...(pins ? { pins } : {}) };
+      return { ...unchanged, fallback: failure.reason, fallbackDetail: failure.detail, fallbackTo: 'eviction', ...(pins ? { pins } : {}) };
     };
     if (!options) return fail({ reason: 'no-summarizer', detail: 'no summarizer is configured' });
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
@@ -120,6 +129,7 @@ export class Condenser {
       countTokens,
       timeoutMs: options.timeoutMs ?? 60_000,
       replacedTokens: previousTokens + chosen.reduce((sum, exchange) => sum + exchange.tokens, 0),
+      focus: pass.focus ?? options.focus,
     });
     if ('failure' in made) return fail(made.failure, made.cost);
     const { result, summaryTokens } = made;
@@ -127,6 +137,10 @@ export class Condenser {
     const coveredExchanges = (previous?.data.coveredExchanges ?? 0) + chosen.length;
     const leaving = chosen.filter((exchange) => exchange.inWindow).reduce((sum, exchange) => sum + exchange.tokens, 0);
     const tokensAfter = tokensBefore - leaving - previousTokens + summaryTokens;
+    // A pass that takes exchanges out of the request (and any compact) is there to shrink it.
+    if ((select === 'all' || leaving > 0) && tokensAfter >= tokensBefore) {
+      return fail({ reason: 'not-smaller', detail: `the request would not shrink: ${tokensBefore} tokens before, ${tokensAfter} with the summary` }, result.cost);
+    }
     const covered = new Set(chosen.map((exchange) => exchange.index));
     const window = windowAfterSummary(host.state(), plan, covered);
     const replacedSummary = previous && { exchange: previous.first.seq, text: previous.data.text };
@@ -144,11 +158,11 @@ export class Condenser {
       return fail({ reason: 'lost-pin', detail: `with the summary the model would not see the pinned text of ${named} word for word` }, result.cost, pins);
     }
     if (!dryRun && first && last) {
-      await host.recordSummary(first, last, data);
+      await host.recordRange({ kind: 'summary', first, last, data });
       host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
     }
     const after = dryRun ? tokensAfter : host.state().totalTokens;
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, dropped, ...(pins ? { pins } : {}) };
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, fallbackTo: null, dropped, ...(pins ? { pins } : {}) };
   }
 }
 

@@ -18,9 +18,19 @@ export type ConversationEvent =
     readonly summarizer: string;
     readonly reason: SummaryFailureReason;
     readonly detail: string;
+    /** What the window does instead: plain eviction (what is out stays out, unsummarized; what is in stays in). */
+    readonly fallbackTo: 'eviction';
     readonly tokensBefore: number;
     readonly tokensAfter: number;
     readonly cost: SummaryCost;
+  }
+  | {
+    /** `uncompact`: the summary in force was set aside (it stays in the history); the one before it, if any, is in force again. */
+    readonly type: 'summary-undone';
+    readonly summarizer: string;
+    readonly coveredExchanges: number;
+    readonly tokensBefore: number;
+    readonly tokensAfter: number;
   }
   | {
     readonly type: 'tool-outputs-cleared';

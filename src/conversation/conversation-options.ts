@@ -66,6 +66,37 @@ export interface CondenseOptions {
   readonly timeoutMs?: number | undefined;
   /** Summaries tried within one turn before condensing stops (default 2). */
   readonly maxPassesPerTurn?: number | undefined;
+  /** What every summary should keep above all (the LLM summarizer's prompt asks for it; the digest shows it first). */
+  readonly focus?: string | undefined;
+}
+
+/** Options of {@link Conversation.compact}. */
+export interface CompactOptions {
+  /** Make and show the summary, record nothing. */
+  readonly dryRun?: boolean | undefined;
+  /** Condense only up to this exchange, numbered as `history()` numbers them (from 0); the latest always stays. */
+  readonly through?: number | undefined;
+  /** What this summary should keep above all; wins over {@link CondenseOptions.focus}. */
+  readonly focus?: string | undefined;
+}
+
+/** What {@link Conversation.uncompact} set aside, and what is in force after it. */
+export interface UncompactResult {
+  /** The summary set aside: it stays in the history, marked undone. */
+  readonly undone: UncompactedSummary;
+  /** The summary in force again (the one before it), or null. */
+  readonly restored: UncompactedSummary | null;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
+
+/** A summary as {@link UncompactResult} names it. */
+export interface UncompactedSummary {
+  readonly summarizer: string;
+  readonly coveredExchanges: number;
+  /** Where its covered history ends: the agent that stores that message, and its seq. */
+  readonly last: { readonly agentId: string; readonly seq: number };
+  readonly createdAt: Date;
 }
 
 /** What a condensing pass did: `compact --json` prints it. */
@@ -79,6 +110,8 @@ export interface CompactResult {
   readonly fallback: SummaryFailureReason | null;
   /** What went wrong, in one sentence, when a fallback was taken. */
   readonly fallbackDetail: string | null;
+  /** `eviction` when the summary was not used (the window keeps to plain eviction, the history is unchanged), else null. */
+  readonly fallbackTo: 'eviction' | null;
   /** What the summary leaves out of the model's view (its loss report); empty when no summary was made. */
   readonly dropped: readonly LossItem[];
   /**

@@ -57,8 +57,11 @@ export interface ConversationStore {
   timeline(agentId: string, options?: { readonly acrossClears?: boolean | undefined }): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }>;
   /** Records ranges the window evicted, readmitted or summarized. */
   recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void>;
-  /** The ranges recorded for an agent, oldest first. */
-  ranges(agentId: string, filter?: { readonly kind?: string | undefined; readonly inherited?: boolean | undefined }): Promise<ContextRange[]>;
+  /** The ranges recorded for an agent, oldest first (`kind`: one kind, or those listed). */
+  ranges(
+    agentId: string,
+    filter?: { readonly kind?: string | readonly string[] | undefined; readonly inherited?: boolean | undefined },
+  ): Promise<ContextRange[]>;
   /** The settings stored with an agent. */
   agentMeta(agentId: string): Promise<Record<string, unknown>>;
   /** Derives a value and, where the store keeps views, saves it as the agent's view `name`. */

@@ -1,4 +1,5 @@
 import type { StoredSummary } from './active-summary.js';
+import { uncompactSummary } from './uncompact-summary.js';
 import type { Message } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
@@ -28,8 +29,9 @@ import { pinEventsFor, requirePinRoom } from '../window/pinned-message.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
-export type { CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions } from './conversation-options.js';
-import type { CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions } from './conversation-options.js';
+export type { CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
+import type { CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
+import { throughMessageIndex } from './compact-through.js';
 
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
@@ -326,14 +328,29 @@ export class Conversation {
   }
 
   /**
-   * Condenses now: every exchange but the pinned ones and the latest is folded into the summary.
-   * With `dryRun` the summary is made and shown but nothing is recorded and the window stays.
+   * Condenses now: every exchange but the pinned ones and the latest (or, with `through`, up to
+   * that exchange) is folded into the summary, guided by `focus`. With `dryRun` the summary is
+   * made and shown but nothing is recorded and the window stays. A summary that would not shrink
+   * the request is not used (`fallback: 'not-smaller'`).
+   * @throws SlidingContextError `INVALID_OPTION` for a `through` that is no exchange before the latest
    */
-  async compact(options: { readonly dryRun?: boolean } = {}): Promise<CompactResult> {
-    const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost);
+  async compact(options: CompactOptions = {}): Promise<CompactResult> {
+    const throughMessage = options.through === undefined ? undefined : throughMessageIndex(await this.history(), this.#positions, options.through);
+    const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost, { throughMessage, focus: options.focus });
     if (result) return result;
     const tokens = this.#state.plan().totalTokens;
-    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null, dropped: [] };
+    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null, fallbackTo: null, dropped: [] };
+  }
+
+  /**
+   * Undoes the latest compaction: the summary in force is set aside (it stays in the history, with
+   * the uncompact, as events), and the one before it, if any, is in force again.
+   * @throws SlidingContextError `NO_SUMMARY` when no summary is in force
+   */
+  async uncompact(): Promise<UncompactResult> {
+    const result = await uncompactSummary(this.agentId, this.#condenseHost);
+    // What came back may pass the budget: the window slides as the next request's would.
+    return { ...result, tokensAfter: (await this.#prune()).totalTokens };
   }
 
   /** What the condenser reads from this conversation and records through it. */
@@ -342,8 +359,8 @@ export class Conversation {
       state: () => this.#state,
       summary: () => this.#summary,
       positionOf: (index) => this.#positions[index],
-      recordSummary: async (first, last, data) => {
-        await this.#options.store.recordRanges(this.agentId, [{ kind: 'summary', first, last, data }]);
+      recordRange: async (range) => {
+        await this.#options.store.recordRanges(this.agentId, [range]);
         await this.#load();
       },
       pins: () => pinTexts(this.#state, (index) => this.#pinnedAt.get(index) ?? this.#positions[index]),

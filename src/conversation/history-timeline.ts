@@ -1,4 +1,5 @@
 import type { TimelineEntry, TimelineFork } from './conversation-store.js';
+import type { SummaryEvent } from './summary-events.js';
 import type { ExchangeHistory } from './exchange-history.js';
 import type { TurnCacheUsage } from './prompt-cache.js';
 
@@ -24,12 +25,13 @@ export interface TimelineExchangeRow {
   readonly cache?: TurnCacheUsage | undefined;
 }
 
-/** An event as a row of the history timeline: a clear, mark, rewind, or fork. */
+/** An event as a row of the history timeline: a clear, mark, rewind, fork, summary, or uncompact. */
 export interface TimelineEventRow {
   readonly type: 'event';
-  readonly kind: 'clear' | 'mark' | 'rewind' | 'fork';
+  readonly kind: 'clear' | 'mark' | 'rewind' | 'fork' | 'summary' | 'uncompact';
+  /** The mark's label; for a summary or uncompact, the summarizer's name. */
   readonly label: string | null;
-  /** Where it is stored (for a fork: the parent and the seq it forked at). */
+  /** Where it is stored (for a fork: the parent and the seq it forked at; for a summary or uncompact: the summary's last message). */
   readonly agentId: string;
   readonly seq: number;
   readonly createdAt: Date;
@@ -37,6 +39,8 @@ export interface TimelineEventRow {
   readonly fork?: { readonly childId: string; readonly childName: string | null; readonly direction: 'from-parent' | 'child' } | undefined;
   /** For a clear or rewind: how many exchanges it took out of the window. */
   readonly tookOut?: number | undefined;
+  /** For a summary, and for the uncompact that set one aside: the exchanges it covers, and whether an uncompact set it aside. */
+  readonly summary?: { readonly coveredExchanges: number; readonly undone: boolean } | undefined;
 }
 
 /** One row of the history timeline. */
@@ -48,7 +52,8 @@ const OTHER_EVENT_KINDS = new Set(['fork', 'command', 'agent-killed', 'pin', 'un
 
 /**
  * The history as it happened: every exchange of the path (planned ones with their window status,
- * those a clear or rewind hid marked so) and the clears, marks, rewinds and forks, in order.
+ * those a clear or rewind hid marked so) and the clears, marks, rewinds, forks, summaries and
+ * uncompacts, in order (a summary and an uncompact where they were recorded, by time).
  * `exchanges` is the planned history of what the model sees now.
  */
 export function buildHistoryTimeline(
@@ -56,6 +61,7 @@ export function buildHistoryTimeline(
   entries: readonly TimelineEntry[],
   forks: readonly TimelineFork[],
   exchanges: readonly ExchangeHistory[],
+  summaries: readonly SummaryEvent[] = [],
 ): TimelineRow[] {
   const planned = new Map(exchanges.map((exchange) => [`${exchange.agentId}:${exchange.firstSeq}`, exchange]));
   const hidden = hiddenReasons(entries);
@@ -108,7 +114,24 @@ export function buildHistoryTimeline(
   });
   close();
   for (const rest of forksAt.values()) for (const fork of rest) pushForks(fork.parentId, fork.seq);
-  return countTookOut(rows);
+  return countTookOut(withSummaryEvents(rows, summaries));
+}
+
+/** The rows with each summary and uncompact placed after the rows that began before it was recorded. */
+function withSummaryEvents(rows: readonly TimelineRow[], summaries: readonly SummaryEvent[]): TimelineRow[] {
+  if (summaries.length === 0) return [...rows];
+  const pending = [...summaries].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  const merged: TimelineRow[] = [];
+  const eventRow = (event: SummaryEvent): TimelineEventRow => ({
+    type: 'event', kind: event.kind, label: event.summarizer, agentId: event.agentId, seq: event.seq, createdAt: event.createdAt,
+    summary: { coveredExchanges: event.coveredExchanges, undone: event.undone },
+  });
+  for (const row of rows) {
+    while (pending.length > 0 && (pending[0] as SummaryEvent).createdAt < row.createdAt) merged.push(eventRow(pending.shift() as SummaryEvent));
+    merged.push(row);
+  }
+  for (const event of pending) merged.push(eventRow(event));
+  return merged;
 }
 
 /** Each clear and rewind with how many exchanges it hid: those marked so, back to the previous such event. */

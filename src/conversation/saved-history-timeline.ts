@@ -1,14 +1,17 @@
 import { z } from 'zod';
+import { SUMMARY_RANGE_KINDS } from './active-summary.js';
 import type { ConversationStore, TimelineEntry, TimelineFork } from './conversation-store.js';
+import { type SummaryEvent, summaryEvents } from './summary-events.js';
 
-/** An agent's whole path, events included, and the forks along and from it: what `history` lists. */
+/** An agent's whole path, events included, the forks along and from it, and its summaries and uncompacts: what `history` lists. */
 export interface HistoryTimelineSource {
   readonly entries: readonly TimelineEntry[];
   readonly forks: readonly TimelineFork[];
+  readonly summaries: readonly SummaryEvent[];
 }
 
 /** The name the timeline is saved under beside a PGlite directory; a new layout takes a new name. */
-export const HISTORY_TIMELINE_VIEW = 'history-timeline-1';
+export const HISTORY_TIMELINE_VIEW = 'history-timeline-2';
 
 /** A row as saved: agent (an index into `agents`), seq, kind, label, tokens, created (ms), starts an exchange, title, tool names. */
 type SavedEntry = [number, number, string, string | null, number | null, number, boolean, string | null, string[]];
@@ -17,6 +20,15 @@ const savedTimeline = z.strictObject({
   agents: z.array(z.string()),
   entries: z.array(z.unknown()),
   forks: z.array(z.strictObject({ parentId: z.string(), seq: z.number().int(), childId: z.string(), childName: z.string().nullable(), createdAt: z.number() })),
+  summaries: z.array(z.strictObject({
+    kind: z.enum(['summary', 'uncompact']),
+    agentId: z.string(),
+    seq: z.number().int(),
+    createdAt: z.number(),
+    summarizer: z.string(),
+    coveredExchanges: z.number(),
+    undone: z.boolean(),
+  })),
 });
 
 /**
@@ -40,9 +52,18 @@ function savedEntry(row: unknown): SavedEntry | undefined {
   return valid ? (row as SavedEntry) : undefined;
 }
 
+/** Reads the timeline from the store: the whole path across clears, with the summaries and uncompacts recorded along it. */
+export async function readHistoryTimeline(store: ConversationStore, agentId: string): Promise<HistoryTimelineSource> {
+  const [timeline, ranges] = await Promise.all([
+    store.timeline(agentId, { acrossClears: true }),
+    store.ranges(agentId, { kind: SUMMARY_RANGE_KINDS, inherited: true }),
+  ]);
+  return { ...timeline, summaries: summaryEvents(ranges) };
+}
+
 /** Reads the timeline from the store, and saves it beside a PGlite directory for {@link historyTimelineFromJson}. */
 export function saveHistoryTimeline(store: ConversationStore, agentId: string): Promise<HistoryTimelineSource> {
-  return store.deriveSavedView(agentId, HISTORY_TIMELINE_VIEW, () => store.timeline(agentId, { acrossClears: true }), historyTimelineToJson);
+  return store.deriveSavedView(agentId, HISTORY_TIMELINE_VIEW, () => readHistoryTimeline(store, agentId), historyTimelineToJson);
 }
 
 /** A timeline as JSON: agent ids listed once, rows as arrays, times in milliseconds. */
@@ -63,6 +84,7 @@ export function historyTimelineToJson(timeline: HistoryTimelineSource): z.input<
       [...entry.toolNames],
     ]),
     forks: timeline.forks.map((fork) => ({ ...fork, createdAt: fork.createdAt.getTime() })),
+    summaries: timeline.summaries.map((event) => ({ ...event, createdAt: event.createdAt.getTime() })),
   };
 }
 
@@ -78,5 +100,9 @@ export function historyTimelineFromJson(json: unknown): HistoryTimelineSource | 
     const [, seq, kind, label, tokens, createdAt, startsExchange, title, toolNames] = entry;
     entries.push({ agentId, seq, kind, label, tokens, createdAt: new Date(createdAt), startsExchange, title, toolNames });
   }
-  return { entries, forks: parsed.data.forks.map((fork) => ({ ...fork, createdAt: new Date(fork.createdAt) })) };
+  return {
+    entries,
+    forks: parsed.data.forks.map((fork) => ({ ...fork, createdAt: new Date(fork.createdAt) })),
+    summaries: parsed.data.summaries.map((event) => ({ ...event, createdAt: new Date(event.createdAt) })),
+  };
 }

@@ -44,6 +44,8 @@ export type SlidingContextErrorCode =
   | 'INVALID_PIN'
   /** A pin would leave no room in the budget for the latest exchange. */
   | 'PIN_OVER_BUDGET'
+  /** `uncompact` with no summary in force. */
+  | 'NO_SUMMARY'
   | 'BUDGET_INVALID'
   | 'STORE_LOCKED'
   | 'NO_STORE'

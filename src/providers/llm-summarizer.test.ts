@@ -58,10 +58,11 @@ async function conversationWith(
   extra: { customCondensingPrompt?: string; maxInputTokens?: number } = {},
   summarizer = llmSummarizer({ complete: completeFor(provider, clients[provider].client, models[provider]), provider, model: models[provider], ...extra }),
   timeoutMs = 10_000,
+  focus?: string,
 ) {
   const conversation = await openConversation({
     store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 100_000,
-    condense: { summarizer, timeoutMs, maxPassesPerTurn: 10 },
+    condense: { summarizer, timeoutMs, maxPassesPerTurn: 10, focus },
   });
   const events: ConversationEvent[] = [];
   conversation.on((event) => events.push(event));
@@ -99,6 +100,24 @@ describe.each(['openai', 'anthropic'] as const)('the LLM summarizer through the 
     await conversation.compact();
     expect(requestText(server.received[0])).toContain('Summarize for a reviewer, in three bullet points.');
     expect(requestText(server.received[0])).not.toContain(DEFAULT_CONDENSING_PROMPT.slice(0, 40));
+  });
+
+  it('asks for the focus given to compact (or set in the condense options), after the prompt, in each part and the merge', async () => {
+    const { conversation } = await conversationWith(provider);
+    answers.push(summaryFixture(`${provider}-summary`));
+    expect((await conversation.compact({ focus: 'the rounding of amounts in src/3.ts' })).fallback).toBeNull();
+    const sent = requestText(server.received[0]);
+    expect(sent).toContain('The user\'s original task');
+    expect(sent).toContain('The user asks this summary to focus on: the rounding of amounts in src/3.ts');
+    expect(sent.indexOf('focus on:')).toBeGreaterThan(sent.indexOf('The user\'s original task'));
+
+    const parts = await conversationWith(provider, { maxInputTokens: 900 }, undefined, 10_000, 'the retry policy');
+    for (let i = 0; i < 20; i++) answers.push(summaryFixture(`${provider}-summary`));
+    server.received.length = 0;
+    expect((await parts.conversation.compact()).fallback).toBeNull();
+    expect(server.received.length).toBeGreaterThan(2);
+    for (const request of server.received) expect(requestText(request)).toContain('focus on: the retry policy');
+    expect(requestText(server.received.at(-1))).toContain('Merge these partial summaries');
   });
 
   it('folds the previous summary into the next one', async () => {

@@ -40,11 +40,11 @@ export async function insertRanges(db: StoreDatabase, key: AgentKey, ranges: rea
     .execute();
 }
 
-/** The ranges recorded for an agent, oldest first; `kind` keeps one kind only. */
+/** The ranges recorded for an agent, oldest first; `kind` keeps one kind only, or those listed. */
 export async function readRanges(
   db: StoreDatabase,
   agentId: string,
-  filter: { readonly kind?: string | undefined; readonly inherited?: boolean | undefined } = {},
+  filter: { readonly kind?: string | readonly string[] | undefined; readonly inherited?: boolean | undefined } = {},
 ): Promise<ContextRange[]> {
   const key = parseAgentId(agentId);
   // With `inherited`, each ancestor's ranges recorded up to the fork that leads here, too.
@@ -64,7 +64,8 @@ export async function readRanges(
   }
   let query = db.selectFrom('context_ranges').selectAll().where('root_id', '=', key.rootId)
     .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until === undefined ? [] : [eb('created_at', '<=', sql<Date>`${scope.until}::timestamptz`)])]))));
-  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (typeof filter.kind === 'string') query = query.where('kind', '=', filter.kind);
+  else if (filter.kind !== undefined) query = query.where('kind', 'in', filter.kind.length > 0 ? [...filter.kind] : ['']);
   const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
   const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });
   return rows.map((row) => ({

@@ -25,7 +25,7 @@ export interface MessagePosition {
 
 /** A range of history the window acted on, as recorded. */
 export interface ContextRangeInput {
-  /** `evicted`, `readmitted`, or `summary`. */
+  /** `evicted`, `readmitted`, `summary`, or `uncompact` (a summary set aside: the same range as it). */
   readonly kind: string;
   readonly first: MessagePosition;
   readonly last: MessagePosition;

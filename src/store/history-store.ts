@@ -259,8 +259,14 @@ export class HistoryStore {
     await this.#write(agentId, () => insertRanges(this.#database.db, key, ranges));
   }
 
-  /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only; `inherited` adds each ancestor's up to the fork that leads here. */
-  ranges(agentId: string, filter: { readonly kind?: string | undefined; readonly inherited?: boolean | undefined } = {}): Promise<ContextRange[]> {
+  /**
+   * The ranges recorded for an agent, oldest first; `kind` keeps one kind only (or those listed);
+   * `inherited` adds each ancestor's up to the fork that leads here.
+   */
+  ranges(
+    agentId: string,
+    filter: { readonly kind?: string | readonly string[] | undefined; readonly inherited?: boolean | undefined } = {},
+  ): Promise<ContextRange[]> {
     return readRanges(this.#database.db, agentId, filter);
   }
 

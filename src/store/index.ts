@@ -3,6 +3,7 @@
  * conversation that keeps its window over it.
  */
 export {
+  type CompactOptions,
   type CompactResult,
   type CondenseOptions,
   Conversation,
@@ -14,6 +15,8 @@ export {
   openConversation,
   type RequestOptions,
   type SendOptions,
+  type UncompactedSummary,
+  type UncompactResult,
 } from '../conversation/conversation.js';
 export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';
 export { type PinHistory, planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';

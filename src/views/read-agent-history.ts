@@ -3,6 +3,7 @@ import type { ConversationStore } from '../conversation/conversation-store.js';
 import { type OutlinePlanOptions, planHistoryView } from '../conversation/exchange-history.js';
 import { buildHistoryTimeline } from '../conversation/history-timeline.js';
 import { readHistoryOutline } from '../conversation/history-outline.js';
+import { readHistoryTimeline } from '../conversation/saved-history-timeline.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
 import { agentHistoryJson } from './agent-history-json.js';
 
@@ -30,8 +31,8 @@ export const storedPlanOptions: PlanOptionsOf = (meta) => {
  * (nothing is saved beside it: a reader of a live store must not write).
  */
 export async function readAgentHistoryJson(store: ConversationStore, agentId: string, planOptions: PlanOptionsOf = storedPlanOptions) {
-  const [outline, source] = await Promise.all([readHistoryOutline(store, agentId), store.timeline(agentId, { acrossClears: true })]);
+  const [outline, source] = await Promise.all([readHistoryOutline(store, agentId), readHistoryTimeline(store, agentId)]);
   const planned = await planHistoryView({ ...(await planOptions(outline.meta)), store, agentId, outline });
-  const rows = buildHistoryTimeline(agentId, source.entries, source.forks, planned.exchanges);
+  const rows = buildHistoryTimeline(agentId, source.entries, source.forks, planned.exchanges, source.summaries);
   return agentHistoryJson(agentId, planned, rows, { first: 0, count: rows.length, total: rows.length });
 }

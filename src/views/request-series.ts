@@ -58,6 +58,8 @@ export function requestSeries(
   let next = 0;
   let windowStart = 0;
   let summaryTokens = 0;
+  // What each summary replaced, for the uncompact that sets it aside.
+  const beforeSummaries: { windowStart: number; summaryTokens: number }[] = [];
   let budget = budgetTokens;
   // Running sums of tokens over the planned turns: a window's total is a difference of two.
   const sums = [0];
@@ -81,9 +83,13 @@ export function requestSeries(
         budget = numberOr(range.data.budgetTokens, budget);
       } else if (range.kind === 'summary') {
         // A summary stands for the exchanges it covers: the window starts after them.
+        beforeSummaries.push({ windowStart, summaryTokens });
         windowStart = Math.max(windowStart, coveredThrough(range.last) + 1);
         summaryTokens = numberOr(range.data.tokens, summaryTokens);
         summarized = true;
+      } else if (range.kind === 'uncompact') {
+        // The summary set aside: the window is what it was before it.
+        ({ windowStart, summaryTokens } = beforeSummaries.pop() ?? { windowStart, summaryTokens });
       }
     }
     const start = Math.min(windowStart, position);

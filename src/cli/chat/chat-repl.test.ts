@@ -102,7 +102,7 @@ describe.skipIf(!hasTmux)('sliding-context chat, driven through tmux', () => {
     // The outline and the timeline: `history` then starts without the database.
     expect(readdirSync(join(work, 'store.views')).sort()).toEqual([
       expect.stringMatching(/^history-outline-3\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
-      expect.stringMatching(/^history-timeline-1\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
+      expect.stringMatching(/^history-timeline-2\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.json$/),
     ]);
     tmux('send-keys', '-t', session, `clear; env -u OPENAI_API_KEY -u DATABASE_URL NO_COLOR=1 ${chatCommand}`, 'Enter');
     await waitFor(/^›\s*$/m);

@@ -50,7 +50,8 @@ const HELP = `Commands:
   /pin [seq]        pin a message (default: your last): sent word for word in every window
   /unpin seq        unpin a pinned message
   /fork             continue in a child agent that sees the history so far
-  /compact          condense the history now, with a preview first
+  /compact [focus]  condense the history now, with a preview first (focus: what to keep above all)
+  /uncompact        undo the latest compaction (the summary stays in the history)
   /budget N         change the token budget
   /model M          switch the model (counts follow it)
   /retry            ask the model again about your last message (after an error)
@@ -272,16 +273,23 @@ export class ChatSession {
         return true;
       }
       case 'compact': {
-        const preview = await this.#conversation.compact({ dryRun: true });
+        const preview = await this.#conversation.compact({ dryRun: true, focus: argument });
         if (preview.summary === null) {
           terminal.write(preview.fallback ? `nothing condensed: ${preview.fallback} (${shownError(preview.fallbackDetail ?? '')})\n` : 'nothing to condense yet\n');
           return true;
         }
         terminal.write(`${neutralizeControlCharacters(preview.summary)}\n\n${renderLossReport(preview.dropped)}\n\n${formatCount(preview.coveredExchanges, 'exchange')}: ${formatNumber(preview.tokensBefore)} → ${formatNumber(preview.tokensAfter)} tokens\n`);
         if (await terminal.confirm('Replace them with this summary?')) {
-          await this.#conversation.compact();
+          await this.#conversation.compact({ focus: argument });
           await this.redraw();
         }
+        return true;
+      }
+      case 'uncompact': {
+        const { undone, restored } = await this.#conversation.uncompact();
+        await this.redraw();
+        const now = restored ? `the summary before it (${formatCount(restored.coveredExchanges, 'exchange')}) is in force again` : 'no summary is in force now';
+        terminal.write(`uncompacted: the summary of ${formatCount(undone.coveredExchanges, 'exchange')} is set aside (the history keeps it); ${now}\n`);
         return true;
       }
       case 'budget': {

@@ -15,6 +15,8 @@ export interface ChatFlags extends StoreCommandFlags {
   readonly allowCommands?: boolean | undefined;
   /** A name for the agent, shown by `agents`. */
   readonly name?: string | undefined;
+  /** The most of the budget a summary may take: a flag's or env var's text, or the config file's number. */
+  readonly maxSummaryShare?: string | number | undefined;
 }
 
 /** What `chat` declares of its flags, checked when it runs. */
@@ -28,6 +30,7 @@ export const chatFlags: z.ZodType<ChatFlags> = z.object({
   budget: targetFlagsShape.budget,
   allowCommands: switchFlag(),
   name: textFlag(),
+  maxSummaryShare: z.union([z.string(), z.number()]).optional(),
 });
 
 /** `chat`. */
@@ -43,6 +46,7 @@ export const declareChatCommand: DeclareCommand = (program, io) => {
     .option('--budget <tokens>', 'token budget, or "model" (default: the agent\'s, else 100000)')
     .option('--allow-commands', 'offer the run_command tool; each command asks for confirmation')
     .option('--name <name>', 'a name for the agent, shown by `agents`')
+    .option('--max-summary-share <fraction>', 'the most of the budget the summary may take (default 0.1, at most 0.5)')
     .addOption(dataDirOption())
     .addOption(databaseUrlOption())
     .addHelpText('after', '\nExamples:\n  sliding-context chat --budget 20000                     (with OPENAI_API_KEY set)\n  sliding-context chat --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder\n  sliding-context chat --provider anthropic --allow-commands')

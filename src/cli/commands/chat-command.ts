@@ -1,5 +1,6 @@
 import type { ChatFlags } from './chat-command-line.js';
 import { createInterface, type Interface } from 'node:readline';
+import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { ChatClient } from '../../providers/chat-client.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -11,6 +12,7 @@ import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.j
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
+import { summaryShareSetting } from '../cli-settings.js';
 import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
 
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
@@ -130,6 +132,7 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
   requireAgentName(flags.name, 'chat');
+  const maxSummaryShare = summaryShareSetting(flags.maxSummaryShare);
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');
   const provider = flags.provider ?? DEFAULT_PROVIDER;
@@ -156,6 +159,7 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
           tools: chatToolDefinitions(flags.allowCommands === true),
           system: 'You are a coding agent working in the user\'s project. Use the tools to read files before you answer about them. Be concise.',
           meta: { chatCwd: cwd },
+          condense: { summarizer: digestSummarizer(), maxSummaryShare },
         },
         loadCounter: (name) => loadCliCounter(io, provider, name),
         client: clientFactory(provider, flags, io),

@@ -5,6 +5,7 @@ import { type Conversation, openConversation } from '../../conversation/conversa
 import { redactSecrets } from '../../errors/redact-secrets.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { type CliConfig, cliCondenseThreshold, loadCliConfig } from '../cli-config.js';
+import { summaryShareSetting } from '../cli-settings.js';
 import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
@@ -34,24 +35,39 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
 }
 
 /**
- * `compact <agent>`: condenses every exchange but the pinned one and the latest into the summary
- * and shows it, with its loss report (`dropped` in JSON). `--dry-run` shows both and changes
- * nothing. On a terminal (without `--json` or `--yes`) it shows both first and asks before it
- * replaces anything.
+ * `--through`'s exchange number: `12` or `#12`, as `history` shows it.
+ * @throws SlidingContextError `INVALID_OPTION` for anything else
+ */
+export function parseThroughFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^\s*#?(\d+)\s*$/.exec(text);
+  if (!match) throw new SlidingContextError('INVALID_OPTION', `--through: "${text}" is not an exchange number; give one as history shows it, e.g. --through 12 for #12.`);
+  return Number(match[1]);
+}
+
+/**
+ * `compact <agent>`: condenses every exchange but the pinned one and the latest (with `--through`,
+ * up to that exchange) into the summary and shows it, guided by `--focus`. `--dry-run` shows the
+ * summary with its loss report (`dropped` in JSON) and changes nothing. On a terminal (without
+ * `--json` or `--yes`) it shows both first and asks before it replaces anything. A summary that would not shrink the request is not
+ * used: the window keeps to plain eviction, and the output says so.
  */
 export async function runCompactCommand(agentId: string, flags: CompactFlags, io: CliIo): Promise<void> {
+  const through = parseThroughFlag(flags.through);
+  const maxSummaryShare = summaryShareSetting(flags.maxSummaryShare);
   const config = await loadCliConfig(io);
   const summarizer = await summarizerFor(flags, io, config);
   const thresholdPercent = cliCondenseThreshold(config, io);
   await withCliStore(io, flags, async (store) => {
     const { provider, model, settings } = await agentTarget(io, store, agentId, flags);
     const counter = await loadCliCounter(io, provider, model);
-    const condense = { summarizer, thresholdPercent, maxSummaryShare: config.condense?.maxSummaryShare };
+    const condense = { summarizer, thresholdPercent, maxSummaryShare };
     const conversation = await openConversation({ store, agentId, provider, model, counter, ...settings, condense });
+    const options = { through, focus: flags.focus };
     // On a terminal the summary is previewed and applied only on a yes, as the chat's /compact does.
     const ask = flags.json !== true && flags.yes !== true && flags.dryRun !== true ? io.confirm : undefined;
     if (ask) {
-      const preview = withRedactedDetail(await conversation.compact({ dryRun: true }));
+      const preview = withRedactedDetail(await conversation.compact({ ...options, dryRun: true }));
       if (preview.summary === null || preview.fallback) {
         warnOnFallback(io, preview);
         io.stdout.write(`${describeOutcome(preview, true)}\n`);
@@ -63,7 +79,7 @@ export async function runCompactCommand(agentId: string, flags: CompactFlags, io
         return;
       }
     }
-    const result = withRedactedDetail(await conversation.compact({ dryRun: flags.dryRun === true }));
+    const result = withRedactedDetail(await conversation.compact({ ...options, dryRun: flags.dryRun === true }));
     warnOnFallback(io, result);
     const outcome = describeOutcome(result, flags.dryRun === true);
     // After a preview the summary is on the screen already.
@@ -79,14 +95,16 @@ function withRedactedDetail(result: CompactResult): CompactResult {
   return { ...result, fallbackDetail: result.fallbackDetail === null ? null : redactSecrets(result.fallbackDetail) };
 }
 
-/** On stderr, with --json too: a failed summary is never silent. */
+/** On stderr, with --json too: a failed or discarded summary is never silent. */
 function warnOnFallback(io: CliIo, result: CompactResult): void {
-  if (result.fallback) io.stderr.write(`warning: the summary failed (${result.fallback}: ${neutralizeControlCharacters(result.fallbackDetail ?? 'no detail')}); nothing was condensed and the history is unchanged.\n`);
+  if (result.fallback) {
+    io.stderr.write(`warning: the summary failed (${result.fallback}: ${neutralizeControlCharacters(result.fallbackDetail ?? 'no detail')}); nothing was condensed, the window falls back to plain eviction and the history is unchanged.\n`);
+  }
 }
 
 /** One sentence on what a compaction did (or, for a dry run, would do). */
 function describeOutcome(result: CompactResult, dryRun: boolean): string {
-  if (result.fallback) return `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); the window is unchanged.`;
+  if (result.fallback) return `No summary (${result.fallback}: ${result.fallbackDetail ?? 'no detail'}); fallback: plain eviction, the window is unchanged.`;
   if (result.coveredExchanges === 0) return 'Nothing new to condense: every exchange but the latest (and any pinned one) is in the summary already, or there is none.';
   return `${dryRun ? 'Dry run: nothing changed. The summary would cover' : 'The summary now covers'} ${formatCount(result.coveredExchanges, 'exchange')}: ${formatNumber(result.tokensBefore)} → ${formatNumber(result.tokensAfter)} tokens.`;
 }

@@ -42,7 +42,7 @@ function savedHistory(exchanges: number, summarizedExchanges = 0): string {
       };
   const meta = newAgentMeta(target, { budgetTokens: 100_000 }, { tokens: 3, exact: true, method: 'o200k_base' });
   saveView(dataDir, HISTORY_OUTLINE_VIEW, agentId, historyOutlineToJson({ meta, messages, summary }));
-  saveView(dataDir, HISTORY_TIMELINE_VIEW, agentId, historyTimelineToJson({ entries, forks: [] }));
+  saveView(dataDir, HISTORY_TIMELINE_VIEW, agentId, historyTimelineToJson({ entries, forks: [], summaries: [] }));
   return dataDir;
 }
 

@@ -211,7 +211,7 @@ describe('the store commands', () => {
       const json = await runCli([...args, '--json'], { env: { OPENAI_API_KEY: key } });
       const result = JSON.parse(json.stdout) as { fallback: string; fallbackDetail: string };
       expect(result).toMatchObject({ fallback: 'error', fallbackDetail: expect.stringContaining('Incorrect API key provided: sk-proj-[redacted]') });
-      expect(json.stderr).toMatch(/^warning: the summary failed \(error: 401 Incorrect API key provided: sk-proj-\[redacted\]; request \/v1\/chat\/completions\?key=\[redacted\] sent with Bearer \[redacted\]\); nothing was condensed and the history is unchanged\.\n$/);
+      expect(json.stderr).toMatch(/^warning: the summary failed \(error: 401 Incorrect API key provided: sk-proj-\[redacted\]; request \/v1\/chat\/completions\?key=\[redacted\] sent with Bearer \[redacted\]\); nothing was condensed, the window falls back to plain eviction and the history is unchanged\.\n$/);
       const human = await runCli(args, { env: { OPENAI_API_KEY: key } });
       expect(human.stdout).toContain('No summary (error: 401 Incorrect API key provided: sk-proj-[redacted];');
       for (const output of [json.stdout, json.stderr, human.stdout, human.stderr]) expect(output).not.toMatch(/Q7vX2mN9bL4kR8tY|secretGoogleKey/);

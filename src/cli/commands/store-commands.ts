@@ -144,7 +144,7 @@ function printHistory(
   source: HistoryTimelineSource,
 ): void {
   const { plan, exchanges, summary, cache, pins } = planned;
-  const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges);
+  const every = buildHistoryTimeline(agentId, source.entries, source.forks, exchanges, source.summaries);
   const recent = flags.all === true ? { rows: every, earlier: 0 } : recentTimelineRows(every);
   const { rows, offset } = sliceHistoryRows(recent.rows, limits);
   if (flags.json) {

@@ -71,14 +71,18 @@ function eventLine(row: TimelineEventRow, now: Date): string {
           ? `fork → ${row.fork.childId}${name} (at seq ${row.seq})`
           : `forked from ${row.agentId} at seq ${row.seq} → ${row.fork?.childId ?? ''}${name}`;
       }
+      case 'summary':
+        return `summary (${row.label ?? 'unknown'}) of ${formatCount(row.summary?.coveredExchanges ?? 0, 'exchange')} through seq ${row.seq}${row.summary?.undone === true ? ', undone' : ''}`;
+      case 'uncompact':
+        return `uncompact: the summary (${row.label ?? 'unknown'}) of ${formatCount(row.summary?.coveredExchanges ?? 0, 'exchange')} through seq ${row.seq} set aside`;
     }
   })();
   return `${' '.repeat(7)}── ${text} · ${age}`;
 }
 
 /**
- * The `history` view with its events: exchanges and the clears, marks, rewinds and forks where
- * they happened, the `── context ──` rule before the first exchange in the window, and what a
+ * The `history` view with its events: exchanges and the clears, marks, rewinds, forks, summaries
+ * and uncompacts where they happened, the `── context ──` rule before the first exchange in the window, and what a
  * clear or rewind took out still listed (marked so, and dimmed on a terminal).
  */
 export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
