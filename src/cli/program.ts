@@ -13,6 +13,7 @@ import { declareCountCommand } from './commands/count-command-line.js';
 import { declareImportCommand } from './commands/import-command-line.js';
 import { declareExportCommand } from './commands/export-command-line.js';
 import { declareCompactCommand } from './commands/compact-command-line.js';
+import { declareSearchCommand } from './commands/search-command-line.js';
 import {
   declareAgentsCommand,
   declareClearCommand,
@@ -36,6 +37,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareExportCommand,
   declareAgentsCommand,
   declareHistoryCommand,
+  declareSearchCommand,
   declareCompactCommand,
   declareForkCommand,
   declareClearCommand,

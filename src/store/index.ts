@@ -12,10 +12,12 @@ export {
   type ExchangeHistory,
   type OpenConversationOptions,
   openConversation,
+  type RecallOptions,
   type RequestOptions,
   type SendOptions,
 } from '../conversation/conversation.js';
 export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';
+export { READ_HISTORY_TOOL, RECALL_TOOL_DEFINITIONS, recallToolResult, SEARCH_HISTORY_TOOL } from '../conversation/recall-tools.js';
 export { planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
 export { defaultDataDir } from './default-data-dir.js';
@@ -24,8 +26,13 @@ export {
   type AppendResult,
   type ContextRange,
   type ContextRangeInput,
+  type HistoryMessageRead,
+  type HistorySearch,
+  type HistorySearchHit,
+  type HistorySearchOptions,
   HistoryStore,
   type MessagePosition,
+  type ReadHistoryMessageOptions,
   type StoredCount,
   type StoredMessage,
   type WindowTail,
