@@ -56,9 +56,11 @@ export class RecallCalls {
       this.#agents.delete(toolCallId);
       return toolOutputText((await recallToolResult(await store(), agentId, { toolCallId, toolName, input }, options)).output);
     };
-    return {
-      [SEARCH_HISTORY_TOOL]: { description: descriptionOf(SEARCH_HISTORY_TOOL), inputSchema: searchHistoryInput, execute: (input, { toolCallId }) => run(SEARCH_HISTORY_TOOL, input, toolCallId) },
-      [READ_HISTORY_TOOL]: { description: descriptionOf(READ_HISTORY_TOOL), inputSchema: readHistoryInput, execute: (input, { toolCallId }) => run(READ_HISTORY_TOOL, input, toolCallId) },
-    };
+    const recallTool = (name: string, inputSchema: z.ZodType): RecallTool => ({
+      description: descriptionOf(name),
+      inputSchema,
+      execute: (input, { toolCallId }) => run(name, input, toolCallId),
+    });
+    return { [SEARCH_HISTORY_TOOL]: recallTool(SEARCH_HISTORY_TOOL, searchHistoryInput), [READ_HISTORY_TOOL]: recallTool(READ_HISTORY_TOOL, readHistoryInput) };
   }
 }

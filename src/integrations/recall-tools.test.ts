@@ -19,12 +19,14 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A Chat Completions answer, streamed or whole, as the request asked. */
+let answers = 0;
+/** A Chat Completions answer, streamed or whole, as the request asked, each with an id of its own (LangChain keeps messages by id). */
 function reply(scripted: ScriptedReply, streaming: boolean): LoopbackAnswer {
-  if (streaming) return { status: 200, sse: openAiChatStream(scripted) };
+  const id = `chatcmpl-${++answers}`;
+  if (streaming) return { status: 200, sse: openAiChatStream(scripted).replaceAll('chatcmpl-scripted', id) };
   const toolCalls = scripted.toolCalls?.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
   const message = { role: 'assistant', content: scripted.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) };
-  const body = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 } };
+  const body = { id, object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 } };
   return { status: 200, body };
 }
 
@@ -58,9 +60,8 @@ describe('the recall tools of the integrations', () => {
       const model = wrapLanguageModel({ model: createOpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' }).chat('gpt-4o'), middleware });
       const tools = middleware.recallTools();
       const run = async (messages: ModelMessage[]) => {
-        if (mode === 'generateText') return (await generateText({ model, messages, tools, stopWhen: stepCountIs(4) })).response.messages;
-        const result = streamText({ model, messages, tools, stopWhen: stepCountIs(4) });
-        return (await result.response).messages;
+        if (mode === 'generateText') return (await generateText({ model, messages, tools, stopWhen: stepCountIs(4) })).responseMessages;
+        return streamText({ model, messages, tools, stopWhen: stepCountIs(4) }).responseMessages;
       };
       const history: ModelMessage[] = [{ role: 'user', content: 'remember pelican42' }];
       history.push(...(await run(history)), { role: 'user', content: 'what was the word?' });
@@ -71,7 +72,7 @@ describe('the recall tools of the integrations', () => {
       await middleware.close();
       await server.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('AI SDK: a recall call from a model the middleware did not wrap is answered, not run', async () => {
     const middleware = slidingContext({ dataDir: join(scratch, 'ai-sdk-unwrapped') });
@@ -103,7 +104,7 @@ describe('the recall tools of the integrations', () => {
       await processor.close();
       await server.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('LangChain: the middleware adds the tools to the agent and runs them on the thread\'s history', async () => {
     const replies = script();
@@ -115,11 +116,11 @@ describe('the recall tools of the integrations', () => {
       const config = { configurable: { thread_id: 'recall-desk' } };
       await agent.invoke({ messages: [{ role: 'user', content: 'remember pelican42' }] }, config);
       const result = await agent.invoke({ messages: [{ role: 'user', content: 'what was the word?' }] }, config);
-      expect(String(result.messages.at(-1)?.content)).toBe('It was pelican42.');
+      expect(result.messages.at(-1)?.text).toBe('It was pelican42.');
       checkRecall(server.received.map((request) => request.body as SentBody));
     } finally {
       await middleware.close();
       await server.close();
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -55,7 +55,7 @@ export async function searchHistory(db: StoreDatabase, agentId: string, query: s
   if (text === '') throw new SlidingContextError('INVALID_OPTION', 'The search query is empty: give at least one word to search for.');
   const { segments } = await visiblePath(db, key, agentId);
   const parsed = await sql<{ nodes: number }>`select numnode(${tsQuery(text)}) as nodes`.execute(db);
-  if (Number(parsed.rows[0]?.nodes ?? 0) === 0) {
+  if ((parsed.rows[0]?.nodes ?? 0) === 0) {
     throw new SlidingContextError('INVALID_OPTION', `The search query "${text}" has no word to search for: only common words (the, and, …) or punctuation; name something the messages say.`);
   }
   const found: { segment: number; agentId: string; rank: number; row: Parameters<typeof toStoredMessage>[2] }[] = [];
@@ -70,7 +70,7 @@ export async function searchHistory(db: StoreDatabase, agentId: string, query: s
       .orderBy('seq', 'desc')
       .limit(limit + 1)
       .execute();
-    for (const row of rows) found.push({ segment: index, agentId: segment.agentId, rank: Number(row.rank), row });
+    for (const row of rows) found.push({ segment: index, agentId: segment.agentId, rank: row.rank, row });
   }
   found.sort((a, b) => b.rank - a.rank || b.segment - a.segment || b.row.seq - a.row.seq);
   const chosen = found.slice(0, limit);
@@ -103,7 +103,12 @@ export async function searchHistory(db: StoreDatabase, agentId: string, query: s
  * @throws SlidingContextError `UNKNOWN_MESSAGE` when the agent does not see that message (not
  * stored, before its latest clear, behind a rewind, or another tree's); `INVALID_OPTION`; `UNKNOWN_AGENT`
  */
-export async function readHistoryMessage(db: StoreDatabase, agentId: string, seq: number, options: ReadHistoryMessageOptions = {}): Promise<HistoryMessageRead> {
+export async function readHistoryMessage(
+  db: StoreDatabase,
+  agentId: string,
+  seq: number,
+  options: ReadHistoryMessageOptions = {},
+): Promise<HistoryMessageRead> {
   const maxTokens = positiveWhole(options.maxTokens, DEFAULT_RECALL_MAX_TOKENS, 'readHistoryMessage: maxTokens');
   const key = parseAgentId(agentId);
   const storedBy: AgentKey = options.storedBy === undefined ? key : parseAgentId(options.storedBy);

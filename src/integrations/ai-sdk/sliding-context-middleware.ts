@@ -164,7 +164,9 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
       const placed = await place(params, model);
       const result = await placed.conversation.send((request) => Promise.resolve(model.doStream(windowed(params, request))));
       // A streamed tool call may run before the stream ends: the recall tools learn of it as it passes.
-      const noteCall = (call: Record<string, unknown>) => recall.noteCall(call, placed.conversation.agentId);
+      const noteCall = (call: Record<string, unknown>) => {
+        recall.noteCall(call, placed.conversation.agentId);
+      };
       const stream = recordedStream(result.stream, (parts, usage, interrupted) => finish(placed, assistantFromContent(parts, interrupted), usage), noteCall);
       return { ...result, stream };
     },

@@ -32,7 +32,15 @@ export function langChainRecallTools(
     return toolOutputText(result.output);
   };
   return [
-    tool((input, runtime) => run(SEARCH_HISTORY_TOOL, input, runtime), { name: SEARCH_HISTORY_TOOL, description: descriptionOf(SEARCH_HISTORY_TOOL), schema: searchHistoryInput }),
-    tool((input, runtime) => run(READ_HISTORY_TOOL, input, runtime), { name: READ_HISTORY_TOOL, description: descriptionOf(READ_HISTORY_TOOL), schema: readHistoryInput }),
+    tool((input, runtime) => run(SEARCH_HISTORY_TOOL, input, runtime), {
+      name: SEARCH_HISTORY_TOOL,
+      description: descriptionOf(SEARCH_HISTORY_TOOL),
+      schema: searchHistoryInput,
+    }),
+    tool((input, runtime) => run(READ_HISTORY_TOOL, input, runtime), {
+      name: READ_HISTORY_TOOL,
+      description: descriptionOf(READ_HISTORY_TOOL),
+      schema: readHistoryInput,
+    }),
   ];
 }
