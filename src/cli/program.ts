@@ -15,6 +15,7 @@ import { declareExportCommand } from './commands/export-command-line.js';
 import { declareCompactCommand } from './commands/compact-command-line.js';
 import { declarePinCommands } from './commands/pin-command-line.js';
 import { declareUncompactCommand } from './commands/uncompact-command-line.js';
+import { declareSearchCommand } from './commands/search-command-line.js';
 import {
   declareAgentsCommand,
   declareClearCommand,
@@ -38,6 +39,7 @@ const COMMANDS: readonly DeclareCommand[] = [
   declareExportCommand,
   declareAgentsCommand,
   declareHistoryCommand,
+  declareSearchCommand,
   declareCompactCommand,
   declareUncompactCommand,
   declareForkCommand,

@@ -79,8 +79,8 @@ function expectOneLineError(run: Run): void {
 }
 
 describe('a second terminal while another process holds the PGlite store', () => {
-  it('history, agents, window --agent and export print what they print once the holder is gone', async () => {
-    const commands = [['history', agent], ['agents', '--json'], ['window', '--agent', agent], ['export', agent]];
+  it('history, agents, window --agent, export and search print what they print once the holder is gone', async () => {
+    const commands = [['history', agent], ['agents', '--json'], ['window', '--agent', agent], ['export', agent], ['search', agent, 'migration', '--json']];
     const held = await holder();
     const whileHeld: Run[] = [];
     for (const args of commands) whileHeld.push(await cli(args));

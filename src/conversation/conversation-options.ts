@@ -4,6 +4,7 @@ import type { SummaryFailureReason } from '../condense/summary-failure.js';
 import type { ToolDefinition } from '../message/message.js';
 import type { WireFormat } from '../providers/wire-format.js';
 import type { ConversationStore } from './conversation-store.js';
+import type { RecallOptions } from './recall-tools.js';
 import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
 import type { ModelBudgetOverrides } from '../window/model-budget.js';
 import type { WindowPlan } from '../window/window-plan.js';
@@ -35,6 +36,11 @@ export interface OpenConversationOptions {
   readonly condense?: CondenseOptions | undefined;
   /** How the window chooses what to evict (default `cache-aware`); see {@link WindowPolicy}. */
   readonly policy?: WindowPolicy | undefined;
+  /**
+   * Offer the model `search_history` and `read_history`: their definitions follow `tools` in every
+   * request (counted in the budget), and `Conversation.answerRecallCall` runs a call of them.
+   */
+  readonly recall?: boolean | RecallOptions | undefined;
   /** Kept with a new agent's meta (e.g. the working directory of a chat). */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }

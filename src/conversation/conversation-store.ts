@@ -9,9 +9,14 @@ import type {
   AppendResult,
   ContextRange,
   ContextRangeInput,
+  HistoryMessageRead,
+  HistorySearch,
+  HistorySearchHit,
+  HistorySearchOptions,
   MessageOutline,
   MessagePosition,
   OutlinedToolPart,
+  ReadHistoryMessageOptions,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -24,9 +29,14 @@ export type {
   AppendResult,
   ContextRange,
   ContextRangeInput,
+  HistoryMessageRead,
+  HistorySearch,
+  HistorySearchHit,
+  HistorySearchOptions,
   MessageOutline,
   MessagePosition,
   OutlinedToolPart,
+  ReadHistoryMessageOptions,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -64,6 +74,10 @@ export interface ConversationStore {
   ): Promise<ContextRange[]>;
   /** The settings stored with an agent. */
   agentMeta(agentId: string): Promise<Record<string, unknown>>;
+  /** Searches what the agent sees of its history, evicted exchanges included, within a token cap. */
+  searchHistory(agentId: string, query: string, options?: HistorySearchOptions): Promise<HistorySearch>;
+  /** One message the agent sees, by its seq, as text within a token cap. */
+  readHistoryMessage(agentId: string, seq: number, options?: ReadHistoryMessageOptions): Promise<HistoryMessageRead>;
   /** Derives a value and, where the store keeps views, saves it as the agent's view `name`. */
   deriveSavedView<Value>(agentId: string, name: string, derive: () => Promise<Value>, toJson: (value: Value) => unknown): Promise<Value>;
 }

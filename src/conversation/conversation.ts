@@ -1,6 +1,6 @@
 import type { StoredSummary } from './active-summary.js';
 import { uncompactSummary } from './uncompact-summary.js';
-import type { Message } from '../message/message.js';
+import type { Message, ToolCallPart, ToolResultPart } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from './conversation-store.js';
@@ -18,6 +18,7 @@ import { agentToOpen, resolveOpenOptions } from './resolve-open-options.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
+import { isRecallTool, recallToolResult, withRecallTools } from './recall-tools.js';
 import { loadEventSpans } from './event-spans.js';
 import { preambleAfterClear } from './preamble-after-clear.js';
 import { type CondenseHost, Condenser } from './condenser.js';
@@ -29,6 +30,7 @@ import { pinEventsFor, requirePinRoom } from '../window/pinned-message.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
+export type { RecallOptions } from './recall-tools.js';
 export type { CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
 import type { CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
 import { throughMessageIndex } from './compact-through.js';
@@ -93,7 +95,8 @@ export class Conversation {
     // Everything given is checked before a new agent is created: a refused open stores nothing.
     const options = resolveOpenOptions(given);
     const agentId = await agentToOpen(options);
-    const conversation = new Conversation(agentId, options, agentSettings(await options.store.agentMeta(agentId), options));
+    const settings = agentSettings(await options.store.agentMeta(agentId), options);
+    const conversation = new Conversation(agentId, options, options.recall ? { ...settings, tools: withRecallTools(settings.tools) } : settings);
     conversation.#recordSpan = await loadEventSpans();
     await conversation.#load();
     return conversation;
@@ -289,19 +292,15 @@ export class Conversation {
   }
 
   /**
-   * A long session evicts without end. Once the window holds more than a few hundred evicted
-   * exchanges it is loaded again from the store, so that memory and the time to plan a request
-   * stay in proportion to the window, not to the turns taken since the conversation opened.
+   * Past a few hundred evicted exchanges the window is loaded again from the store: memory and the
+   * time to plan a request stay in proportion to the window, not to the turns taken since opening.
    */
   async #forgetEvicted(): Promise<void> {
     if (this.#readsWholeHistory || this.#state.evictedExchanges <= FORGET_EVICTED_AFTER) return;
     await this.#load();
   }
 
-  /**
-   * Prunes the window and records what it evicted as a range of the history (a record only:
-   * the messages stay, and a rewind or a larger budget brings them back).
-   */
+  /** Prunes the window and records what it evicted as a range of the history (a record only: the messages stay). */
   async #prune(reason = 'budget'): Promise<PruneResult> {
     const tokensBefore = this.#state.totalTokens;
     const result = this.#state.prune();
@@ -394,6 +393,13 @@ export class Conversation {
   async clear(): Promise<void> {
     const { messages } = await preambleAfterClear(this.#options.store, this.agentId);
     await this.append([{ role: 'event', kind: 'clear' }, ...messages]);
+  }
+
+  /** Runs a call of `search_history` or `read_history` (see the `recall` option): the result to append; undefined for other tools. */
+  async answerRecallCall(call: ToolCallPart): Promise<ToolResultPart | undefined> {
+    const { recall } = this.#options;
+    if (!recall || !isRecallTool(call.toolName)) return undefined;
+    return recallToolResult(this.#options.store, this.agentId, call, recall === true ? {} : recall);
   }
 
   /** The labels of the marks a rewind can reach now, oldest first. */

@@ -52,6 +52,8 @@ export type SlidingContextErrorCode =
   | 'NOT_A_STORE'
   | 'STALE_WINDOW'
   | 'UNKNOWN_AGENT'
+  /** A stored message asked for by number that the agent does not see (`readHistoryMessage`, `read_history`). */
+  | 'UNKNOWN_MESSAGE'
   | 'CONTEXT_OVERFLOW'
   | 'STORE_UNAVAILABLE'
   | 'INVALID_DATABASE_URL'

@@ -154,3 +154,64 @@ export interface TimelineFork {
   readonly childName: string | null;
   readonly createdAt: Date;
 }
+
+/** One message a history search found. */
+export interface HistorySearchHit {
+  /** The agent that stored it: the one searched, or an ancestor whose history it inherits. */
+  readonly agentId: string;
+  readonly seq: number;
+  /** Its exchange, numbered as `history` numbers them (0: the first since the latest clear); null before the first exchange. */
+  readonly exchange: number | null;
+  readonly role: 'system' | 'user' | 'assistant' | 'tool';
+  /** The tools it calls or answers, in content order. */
+  readonly toolNames: readonly string[];
+  /** Its text around the first word of the query found: a few lines at most. */
+  readonly excerpt: string;
+  readonly createdAt: Date;
+}
+
+/** Options of `HistoryStore.searchHistory`. */
+export interface HistorySearchOptions {
+  /** The most tokens the hits may take, estimated as UTF-8 bytes / 4 of each hit as JSON (default 4,000). */
+  readonly maxTokens?: number | undefined;
+  /** The most hits (default 20). */
+  readonly limit?: number | undefined;
+}
+
+/** What `HistoryStore.searchHistory` found. */
+export interface HistorySearch {
+  readonly agentId: string;
+  readonly query: string;
+  /** The best matches first (PostgreSQL's `ts_rank`), the newer first among equals. */
+  readonly hits: readonly HistorySearchHit[];
+  /** False when more messages match than `hits` holds (over `limit`, or over `maxTokens`). */
+  readonly complete: boolean;
+  /** Estimated tokens of the hits (UTF-8 bytes / 4 of each as JSON). */
+  readonly tokens: number;
+  readonly maxTokens: number;
+}
+
+/** Options of `HistoryStore.readHistoryMessage`. */
+export interface ReadHistoryMessageOptions {
+  /** The most tokens of text given back, estimated as UTF-8 bytes / 4 (default 4,000); longer text is cut, with a marker. */
+  readonly maxTokens?: number | undefined;
+  /** The agent that stored the message, when it is an ancestor's (`message 3 of agent …`); default: the agent itself. */
+  readonly storedBy?: string | undefined;
+}
+
+/** One stored message read back whole (up to a cap) by `HistoryStore.readHistoryMessage`. */
+export interface HistoryMessageRead {
+  /** The agent that stored it. */
+  readonly agentId: string;
+  readonly seq: number;
+  /** Its exchange, numbered as `history` numbers them; null before the first exchange. */
+  readonly exchange: number | null;
+  readonly role: Message['role'];
+  readonly createdAt: Date;
+  /** Its text (`messageText`), cut at the cap with a marker saying so. */
+  readonly text: string;
+  /** Estimated tokens of its whole text (UTF-8 bytes / 4). */
+  readonly tokens: number;
+  /** True when `text` was cut at the cap. */
+  readonly truncated: boolean;
+}

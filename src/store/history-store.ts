@@ -10,13 +10,18 @@ import type {
   AppendResult,
   ContextRange,
   ContextRangeInput,
+  HistoryMessageRead,
+  HistorySearch,
+  HistorySearchOptions,
   MessageOutline,
   MessagePosition,
+  ReadHistoryMessageOptions,
   StoredMessage,
   TimelineEntry,
   TimelineFork,
   WindowTail,
 } from './history-store-types.js';
+import { readHistoryMessage, searchHistory } from './search-history.js';
 import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -33,9 +38,14 @@ export type {
   AppendResult,
   ContextRange,
   ContextRangeInput,
+  HistoryMessageRead,
+  HistorySearch,
+  HistorySearchHit,
+  HistorySearchOptions,
   MessageOutline,
   MessagePosition,
   OutlinedToolPart,
+  ReadHistoryMessageOptions,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -247,6 +257,24 @@ export class HistoryStore {
    */
   timeline(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
     return timeline(this.#database.db, agentId, options);
+  }
+
+  /**
+   * Searches what the agent sees of its history, evicted exchanges included (its ancestors' up
+   * to each fork, from its latest clear, rewinds applied), for `query` in PostgreSQL's web search
+   * syntax: the best matches first, each citing its exchange and message with an excerpt, within
+   * `maxTokens` (default 4,000, estimated as bytes / 4).
+   */
+  searchHistory(agentId: string, query: string, options: HistorySearchOptions = {}): Promise<HistorySearch> {
+    return searchHistory(this.#database.db, agentId, query, options);
+  }
+
+  /**
+   * One message the agent sees, by its seq (an ancestor's with `storedBy`), as text, whole up to
+   * `maxTokens` (default 4,000, estimated as bytes / 4) and cut there with a marker.
+   */
+  readHistoryMessage(agentId: string, seq: number, options: ReadHistoryMessageOptions = {}): Promise<HistoryMessageRead> {
+    return readHistoryMessage(this.#database.db, agentId, seq, options);
   }
 
   /**

@@ -13,12 +13,14 @@ export {
   type ExchangeHistory,
   type OpenConversationOptions,
   openConversation,
+  type RecallOptions,
   type RequestOptions,
   type SendOptions,
   type UncompactedSummary,
   type UncompactResult,
 } from '../conversation/conversation.js';
 export { activeSummary, type StoredSummary } from '../conversation/active-summary.js';
+export { READ_HISTORY_TOOL, RECALL_TOOL_DEFINITIONS, recallToolResult, SEARCH_HISTORY_TOOL } from '../conversation/recall-tools.js';
 export { type PinHistory, planStoredHistory, type StoredHistoryOptions } from '../conversation/exchange-history.js';
 export type { PinCheck } from '../conversation/conversation-options.js';
 export { type AgentKey, formatAgentId, parseAgentId } from './agent-id.js';
@@ -28,8 +30,13 @@ export {
   type AppendResult,
   type ContextRange,
   type ContextRangeInput,
+  type HistoryMessageRead,
+  type HistorySearch,
+  type HistorySearchHit,
+  type HistorySearchOptions,
   HistoryStore,
   type MessagePosition,
+  type ReadHistoryMessageOptions,
   type StoredCount,
   type StoredMessage,
   type WindowTail,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
-import { Kysely, Migrator } from 'kysely';
+import { Kysely, Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { exchangeTitle } from '../exchange/describe-exchange.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
@@ -72,6 +72,46 @@ describe('migration 003 (titles and tool parts)', () => {
       expect(messages.some((message) => startsExchange(message) && Array.from(exchangeTitle(message)).length === 200)).toBe(true);
       expect(titles.some((row) => row.title !== null && /[\u{10000}-\u{10FFFF}]/u.test(row.title))).toBe(true);
       expect(parts.some((part) => part.type === 'tool-result') && parts.some((part) => part.type === 'tool-call')).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+  }, 60_000);
+});
+
+describe('migration 2026-11-26-001 (message search)', () => {
+  it('makes the rows stored before it searchable, and every row written after it', async () => {
+    const client = await PGlite.create();
+    const db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
+    try {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      expect((await migrator.migrateTo('2026-11-24-004-escaped-json')).error).toBeUndefined();
+      const rootId = randomUUID();
+      const messages: Message[] = [
+        { role: 'user', content: 'before qalpha1 the migration' },
+        { role: 'assistant', content: [{ type: 'text', text: 'reading' }, { type: 'tool-call', toolCallId: 'c', toolName: 'qbeta2_tool', input: { path: 'a b', note: 'qgamma3' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'read_file', output: { type: 'json', value: { lines: ['x', 'qdelta4'] } } }] },
+        { role: 'user', content: [{ type: 'tool-result', toolCallId: 'd', toolName: 'read_file', output: { type: 'content', value: [{ type: 'text', text: 'qepsilon5\nnext' }, { type: 'media', data: 'qzeta6', mediaType: 'image/png' }] } }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'qeta7' }, { type: 'text', text: 'line one\nqtheta8' }] },
+      ];
+      const row = (message: Message, seq: number) => ({
+        root_id: rootId, agent_id: rootId, seq, kind: message.role, body: JSON.stringify(message),
+        tokens: null, count_target: null, count_method: null, count_exact: null, starts_exchange: startsExchange(message), idempotency_key: null,
+      });
+      await db.insertInto('messages').values(messages.map((message, index) => row(message, index + 1))).execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await db.insertInto('messages').values(row({ role: 'user', content: 'after qiota9 it' }, 6)).execute();
+      const found = async (word: string) => (await sql<{ seq: number }>`select seq from messages where search @@ to_tsquery('english', ${word}) order by seq`.execute(db)).rows.map((hit) => hit.seq);
+      expect(await found('qalpha1')).toEqual([1]);
+      // Tool names and arguments of calls, and every kind of tool output, are searched.
+      expect(await found('qbeta2_tool')).toEqual([2]);
+      expect(await found('qgamma3')).toEqual([2]);
+      expect(await found('qdelta4')).toEqual([3]);
+      expect(await found('qepsilon5')).toEqual([4]);
+      expect(await found('qtheta8')).toEqual([5]);
+      expect(await found('qiota9')).toEqual([6]);
+      // Media data and reasoning are not.
+      expect(await found('qzeta6')).toEqual([]);
+      expect(await found('qeta7')).toEqual([]);
     } finally {
       await db.destroy();
     }

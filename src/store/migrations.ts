@@ -23,6 +23,37 @@ export const MIGRATION_BACKFILLS = {
 };
 
 /**
+ * The text search configuration of the store: English stemming, so that "migrations" finds
+ * "migration"; a query is parsed with the same one ({@link searchHistory}).
+ */
+export const SEARCH_CONFIGURATION = 'english';
+
+/** A search query as the index reads text: dots, slashes and backslashes are spaces (see {@link MESSAGE_SEARCH_VECTOR}). */
+export function searchableQuery(query: string): string {
+  return query.replace(/[./\\]/g, ' ');
+}
+
+/** Characters of a message's searchable text that are indexed: the tsvector stays far below PostgreSQL's 1 MB limit. */
+export const SEARCHED_CHARACTERS = 100_000;
+
+/**
+ * A message's searchable text as a `tsvector`, from its stored body: text content and text parts,
+ * tool call names and arguments, tool results (text, JSON values, text items). The JSON array of
+ * them is read as text, its escapes (`\n`, `\"`, `\u0001`) turned into spaces, and so are dots and
+ * slashes: `src/app.ts` is indexed as `src`, `app` and `ts`, so that `app` finds it
+ * ({@link searchableQuery} does the same to a query). Immutable, so that it is a generated column:
+ * every row gets it as it is written, and those stored before the column when it is added.
+ */
+const MESSAGE_SEARCH_VECTOR = sql`to_tsvector(${sql.lit(SEARCH_CONFIGURATION)}, regexp_replace(left((
+    jsonb_path_query_array(body, 'strict $.content ? (@.type() == "string")', '{}', true)
+    || jsonb_path_query_array(body, 'lax $.content[*] ? (@.type == "text").text')
+    || jsonb_path_query_array(body, 'lax $.content[*] ? (@.type == "tool-call").toolName')
+    || jsonb_path_query_array(body, 'lax $.content[*] ? (@.type == "tool-call").input')
+    || jsonb_path_query_array(body, 'lax $.content[*] ? (@.type == "tool-result").output ? (@.type != "content").value')
+    || jsonb_path_query_array(body, 'lax $.content[*] ? (@.type == "tool-result").output ? (@.type == "content").value[*] ? (@.type == "text").text')
+  )::text, ${sql.lit(SEARCHED_CHARACTERS)}), '\\\\(u[0-9a-fA-F]{4}|.)|[./]', ' ', 'g'))`;
+
+/**
  * Versioned migrations, run on open. Portable SQL only: no SERIAL or identity columns, no
  * triggers, no advisory locks of our own (Kysely's migrator takes one while it migrates), UUIDs made
  * by the application.
@@ -150,6 +181,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('messages').addColumn('body_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
       await db.schema.alterTable('agents').addColumn('meta_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
       await db.schema.alterTable('context_ranges').addColumn('body_escaped', 'boolean', (column) => column.notNull().defaultTo(false)).execute();
+    },
+  },
+  '2026-11-26-001-message-search': {
+    async up(db: Kysely<unknown>) {
+      // Full-text search over each message (searchHistory): a generated column, so the rows
+      // stored before it are filled as it is added, and a GIN index. It is not led by root_id (a
+      // GIN index over a tsvector takes no uuid without btree_gin): every search filters root_id
+      // and agent_id through the primary key as well.
+      await db.schema.alterTable('messages').addColumn('search', sql`tsvector`, (column) => column.generatedAlwaysAs(MESSAGE_SEARCH_VECTOR).stored()).execute();
+      await db.schema.createIndex('messages_search').on('messages').using('gin').column('search').execute();
     },
   },
   '2026-11-26-003-pins': {

@@ -30,6 +30,8 @@ export const SERVED_OPERATIONS = [
   'lastSeq',
   'agentMeta',
   'listAgents',
+  'searchHistory',
+  'readHistoryMessage',
 ] as const satisfies readonly (keyof HistoryStore)[];
 
 export type ServedOperation = (typeof SERVED_OPERATIONS)[number];

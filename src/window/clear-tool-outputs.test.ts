@@ -31,9 +31,9 @@ describe('BEHAVIOUR 16: the clear-tool-outputs policy', () => {
     expect(cleared.clearedToolOutputs.map((entry) => entry.toolCallId)).toEqual(['a', 'b', 'c']);
     expect(cleared.overBudget).toBe(false);
     const text = JSON.stringify(cleared.messages);
-    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 4\]/);
-    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 6\]/);
-    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 8\]/);
+    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 4; read_history reads it back\]/);
+    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 6; read_history reads it back\]/);
+    expect(text).toMatch(/\[output cleared: \d+ tokens, stored as message 8; read_history reads it back\]/);
     expect(text).toContain('d: line of a large file');
     expect(text).not.toContain('c: line of a large file');
     expect(checkPairing(cleared.messages)).toEqual([]);

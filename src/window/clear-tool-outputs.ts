@@ -29,9 +29,12 @@ export interface ClearToolOutputsInput {
   readonly storedAs: (message: ModelMessage) => string;
 }
 
-/** The placeholder that stands for a cleared output. */
+/**
+ * The placeholder that stands for a cleared output. It names `read_history`, the tool a
+ * conversation with recall offers (`OpenConversationOptions.recall`), which reads the output back.
+ */
 export function clearedOutputText(tokens: number, storedAs: string): string {
-  return `[output cleared: ${tokens} tokens, stored as ${storedAs}]`;
+  return `[output cleared: ${tokens} tokens, stored as ${storedAs}; read_history reads it back]`;
 }
 
 /**

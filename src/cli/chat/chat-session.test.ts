@@ -162,6 +162,24 @@ describe('the chat session', () => {
     expect(screen.text).toContain('› tell a story\n  Once upo\n  (interrupted)\n\n› again, please\n  Once upo\n  (interrupted)\n');
   });
 
+  it('offers search_history and read_history and runs them itself: the model finds what left its sight', async () => {
+    script = [
+      stream({ text: 'Noted: pelican42.' }),
+      stream({ toolCalls: [{ id: 'call_search', name: 'search_history', arguments: '{"query":"pelican42"}' }] }),
+      stream({ toolCalls: [{ id: 'call_read', name: 'read_history', arguments: '{"message":1}' }] }),
+      stream({ text: 'The word was pelican42.' }),
+    ];
+    const { session, screen, stored } = await startChat();
+    await session.handle('remember pelican42');
+    await session.handle('what was the word?');
+    expect(screen.text).toContain('  The word was pelican42.\n');
+    const first = server.received[0]?.body as { tools: { function: { name: string } }[] };
+    expect(first.tools.map((tool) => tool.function.name)).toEqual(['read_file', 'list_files', 'search_text', 'search_history', 'read_history']);
+    const messages = await stored();
+    expect(messages[4]).toMatchObject({ role: 'tool', content: [{ toolName: 'search_history', output: { type: 'text', value: expect.stringContaining('- exchange #0 · message 1 · user: remember pelican42') } }] });
+    expect(messages[6]).toMatchObject({ role: 'tool', content: [{ toolName: 'read_history', output: { type: 'text', value: 'message 1 · exchange #0 · user\nremember pelican42' } }] });
+  });
+
   it('/help and /tokens stay in the scrollback, where they were typed, across a redraw', async () => {
     script = [stream({ text: 'Hello.' }), stream({ text: 'Bye.' })];
     const { session, screen } = await startChat();

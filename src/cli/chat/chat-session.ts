@@ -3,7 +3,7 @@ import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { type Conversation, type ExchangeHistory, openConversation, type OpenConversationOptions, type PlannedHistory } from '../../conversation/conversation.js';
 import { redactSecrets } from '../../errors/redact-secrets.js';
 import { applyEventsTo } from '../../message/apply-events.js';
-import type { ModelMessage, ToolResultPart } from '../../message/message.js';
+import type { ModelMessage, ToolCallPart, ToolResultPart } from '../../message/message.js';
 import type { ChatClient } from '../../providers/chat-client.js';
 import { toolCallsOf } from '../../exchange/tool-parts.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -104,6 +104,8 @@ export class ChatSession {
       model: this.#model,
       counter: this.#counter,
       condense: this.#options.conversation.condense ?? { summarizer: digestSummarizer() },
+      // The model can search what left its window, and read a cleared tool output back.
+      recall: this.#options.conversation.recall ?? true,
     });
   }
 
@@ -208,8 +210,10 @@ export class ChatSession {
       for (const { part } of calls) {
         this.#show({ role: 'assistant', content: [part] });
         // Arguments that were not JSON are kept as their text: the model is told, and tries again.
-        const outcome = typeof part.input === 'string' ? invalidArguments(part.input) : await runChatTool(part.toolName, part.input, this.#options.tools);
-        const result: ToolResultPart = { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: { type: outcome.isError ? 'error-text' : 'text', value: outcome.text } };
+        // search_history and read_history are the conversation's to run; the others, the chat's.
+        const result = typeof part.input === 'string'
+          ? toolResult(part, invalidArguments(part.input))
+          : ((await this.#conversation.answerRecallCall(part)) ?? toolResult(part, await runChatTool(part.toolName, part.input, this.#options.tools)));
         this.#show({ role: 'tool', content: [result] });
         results.push(result);
       }
@@ -385,6 +389,11 @@ function shownError(error: unknown): string {
 /** The part of an answer that came before the stream stopped, marked as interrupted. */
 function interruptedReply(text: string): ModelMessage {
   return { role: 'assistant', content: [{ type: 'text', text }], providerOptions: { 'sliding-context': { interrupted: true } } };
+}
+
+/** The result part that answers `call` with what its tool did. */
+function toolResult(call: ToolCallPart, outcome: ToolOutcome): ToolResultPart {
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: outcome.isError ? 'error-text' : 'text', value: outcome.text } };
 }
 
 /** The answer to a tool call whose arguments were not a JSON object: what was wrong, and what to do. */

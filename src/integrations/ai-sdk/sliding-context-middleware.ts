@@ -10,6 +10,8 @@ import type { WindowPolicy } from '../../window/window-policy.js';
 import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
 import { assistantFromContent, messagesFromPrompt, messagesToPrompt, type PromptMessage, type SpecificationVersion } from './language-model-prompt.js';
 import { usageOfAiSdk } from './usage-of-ai-sdk.js';
+import type { RecallOptions } from '../../conversation/recall-tools.js';
+import { RecallCalls, type RecallToolSet } from '../recall-tool-set.js';
 
 /** Options of {@link slidingContext}. */
 export interface SlidingContextOptions<V extends SpecificationVersion = 'v4'> {
@@ -63,6 +65,12 @@ export interface SlidingContextMiddleware<V extends SpecificationVersion = 'v4'>
     readonly params: P;
     readonly model: StreamedModel<P, R>;
   }): Promise<R>;
+  /**
+   * `search_history` and `read_history` as AI SDK tools, to add to a call's `tools`: the model
+   * searches the conversation the call was placed in (what left the window too), and reads a
+   * cleared tool output back. A middleware cannot add a tool that runs, hence these.
+   */
+  recallTools(options?: RecallOptions): RecallToolSet;
   /** Closes the store the middleware opened from `dataDir` (a `store` given stays open). */
   close(): Promise<void>;
 }
@@ -105,6 +113,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
   let opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
   const counters = new TokenCounterCache();
   let queue: Promise<unknown> = Promise.resolve();
+  const recall = new RecallCalls();
 
   const open = () => {
     opened ??= (async () => {
@@ -138,6 +147,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
     if (answer) {
       await placed.conversation.append([answer]);
       placed.stored(answer);
+      recall.noteAnswer(answer, placed.conversation.agentId);
     }
     await placed.conversation.endTurn({ usage: usageOfAiSdk(usage) });
   });
@@ -153,8 +163,15 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
     async wrapStream({ params, model }) {
       const placed = await place(params, model);
       const result = await placed.conversation.send((request) => Promise.resolve(model.doStream(windowed(params, request))));
-      const stream = recordedStream(result.stream, (parts, usage, interrupted) => finish(placed, assistantFromContent(parts, interrupted), usage));
+      // A streamed tool call may run before the stream ends: the recall tools learn of it as it passes.
+      const noteCall = (call: Record<string, unknown>) => {
+        recall.noteCall(call, placed.conversation.agentId);
+      };
+      const stream = recordedStream(result.stream, (parts, usage, interrupted) => finish(placed, assistantFromContent(parts, interrupted), usage), noteCall);
       return { ...result, stream };
+    },
+    recallTools(recallOptions = {}) {
+      return recall.tools(async () => (await open()).store, recallOptions);
     },
     async close() {
       if (!opened || options.store) return;
@@ -167,9 +184,13 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
 /**
  * The stream as it comes, part for part; when it ends (or is cancelled, or fails) `done` gets the
  * answer's parts as far as they arrived (text and reasoning joined per block, tool calls whole)
- * and the reported usage.
+ * and the reported usage; `onToolCall` gets each tool call as it passes.
  */
-function recordedStream<T>(stream: ReadableStream<T>, done: (parts: unknown[], usage: unknown, interrupted: boolean) => Promise<unknown>): ReadableStream<T> {
+function recordedStream<T>(
+  stream: ReadableStream<T>,
+  done: (parts: unknown[], usage: unknown, interrupted: boolean) => Promise<unknown>,
+  onToolCall: (part: Record<string, unknown>) => void,
+): ReadableStream<T> {
   const reader = stream.getReader();
   const parts: Record<string, unknown>[] = [];
   const blocks = new Map<string, Record<string, unknown>>();
@@ -193,8 +214,10 @@ function recordedStream<T>(stream: ReadableStream<T>, done: (parts: unknown[], u
         parts.push(entry);
       }
       if (block[2] === 'delta' && typeof part.delta === 'string') entry.text = `${String(entry.text)}${part.delta}`;
-    } else if (kind === 'tool-call') parts.push(part);
-    else if (kind === 'finish') usage = part.usage;
+    } else if (kind === 'tool-call') {
+      parts.push(part);
+      onToolCall(part);
+    } else if (kind === 'finish') usage = part.usage;
   };
   return new ReadableStream<T>({
     async pull(controller) {

@@ -8,3 +8,4 @@ export type { IntegrationOptions } from './langchain-conversations.js';
 export { convertFromLangChain } from './convert-from-langchain.js';
 export { convertToLangChain } from './convert-to-langchain.js';
 export { LANGCHAIN_EVENT_PREFIX } from './langchain-events.js';
+export type { RecallOptions } from '../../conversation/recall-tools.js';

@@ -61,6 +61,11 @@ export class IntegrationConversations {
     return held;
   }
 
+  /** The conversation for `key` when a call opened it. */
+  opened(key: string): Promise<HeldConversation> | undefined {
+    return this.#held.get(key);
+  }
+
   async #open(key: string, openFor: OpenFor): Promise<HeldConversation> {
     const store = await this.store();
     const agentId = key === '' ? undefined : await findAgent(store, key);

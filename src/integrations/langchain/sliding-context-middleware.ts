@@ -10,6 +10,8 @@ import { convertToLangChain } from './convert-to-langchain.js';
 import { type HeldConversation, type IntegrationOptions, IntegrationConversations } from './langchain-conversations.js';
 import { dispatchLangChainEvents } from './langchain-events.js';
 import { langChainModelTarget, langChainToolDefinitions } from './langchain-model-target.js';
+import { langChainRecallTools } from './langchain-recall-tools.js';
+import type { RecallOptions } from '../../conversation/recall-tools.js';
 
 /** Options of {@link slidingContextMiddleware}. */
 export interface SlidingContextMiddlewareOptions extends IntegrationOptions {
@@ -19,6 +21,12 @@ export interface SlidingContextMiddlewareOptions extends IntegrationOptions {
   readonly model?: string | undefined;
   /** Smaller retries after the provider answers that a request is too long (default 3). */
   readonly maxRetries?: number | undefined;
+  /**
+   * The `search_history` and `read_history` tools the middleware adds to the agent (default on):
+   * the model searches the thread's whole stored history and reads a cleared tool output back.
+   * `false` leaves them out; an object sets the cap of their answers.
+   */
+  readonly recall?: boolean | RecallOptions | undefined;
 }
 
 /** The new messages of a call: those after the last one already stored. */
@@ -73,16 +81,21 @@ function usageOf(response: AIMessage): unknown {
  * conversation within budget (whole exchanges, no orphaned tool message, exact counts), after the
  * call's new messages are stored, and the reply is stored with the provider's usage. A
  * context-overflow answer is retried with a smaller window. The conversation is the call's
- * `configurable.thread_id`, else `conversationId`, else one new agent per middleware.
- * `close()` closes the store it opened.
+ * `configurable.thread_id`, else `conversationId`, else one new agent per middleware. It adds
+ * the `search_history` and `read_history` tools (see `recall`). `close()` closes the store it opened.
  */
 export function slidingContextMiddleware(options: SlidingContextMiddlewareOptions = {}) {
   const conversations = new IntegrationConversations(options);
+  const keyOf = (configurable: Record<string, unknown> | undefined) => {
+    const threadId = configurable?.thread_id;
+    return typeof threadId === 'string' && threadId !== '' ? threadId : (options.conversationId ?? '');
+  };
+  const recall = options.recall ?? true;
   const middleware = createMiddleware({
     name: 'SlidingContextMiddleware',
+    tools: recall === false ? [] : langChainRecallTools(conversations, keyOf, recall === true ? {} : recall),
     wrapModelCall: async (request, handler) => {
-      const threadId = request.runtime.configurable?.thread_id;
-      const key = typeof threadId === 'string' && threadId !== '' ? threadId : (options.conversationId ?? '');
+      const key = keyOf(request.runtime.configurable);
       const target = langChainModelTarget(request.model, options);
       if (target === undefined) {
         throw new SlidingContextError('INVALID_OPTION', 'slidingContextMiddleware: the chat model does not say its provider and model; pass the provider and model options.');

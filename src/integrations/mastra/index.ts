@@ -5,3 +5,5 @@
  */
 export { SlidingContextProcessor, type SlidingContextProcessorOptions } from './sliding-context-processor.js';
 export { MASTRA_EVENT_CHUNK } from './mastra-events.js';
+export type { RecallTool, RecallToolSet } from '../recall-tool-set.js';
+export type { RecallOptions } from '../../conversation/recall-tools.js';

@@ -13,6 +13,8 @@ import { messagesFromPrompt, messagesToPrompt } from '../ai-sdk/language-model-p
 import { type EventLogger, reportMastraEvents } from './mastra-events.js';
 import { stepAnswerFromChunks } from './mastra-step-answer.js';
 import { mastraToolDefinitions } from './mastra-tool-definitions.js';
+import type { RecallOptions } from '../../conversation/recall-tools.js';
+import { RecallCalls, type RecallToolSet } from '../recall-tool-set.js';
 
 /** Options of {@link SlidingContextProcessor}: where the history is kept and how the window is planned, as every integration takes them. */
 export type SlidingContextProcessorOptions = IntegrationOptions;
@@ -58,6 +60,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
   #logger: EventLogger | undefined;
   #opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #recall = new RecallCalls();
 
   constructor(options: SlidingContextProcessorOptions = {}) {
     if (options.dataDir !== undefined && options.store !== undefined) {
@@ -112,6 +115,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
         if (answer.message) {
           await placed.conversation.append([answer.message]);
           placed.stored(answer.message);
+          this.#recall.noteAnswer(answer.message, placed.conversation.agentId);
         }
         await placed.conversation.endTurn({ usage: answer.usage });
       });
@@ -138,6 +142,15 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
       step.sentTokens = undefined;
       await reportMastraEvents(this.#events, logger, args.writer);
     }
+  }
+
+  /**
+   * `search_history` and `read_history` as tools for the agent's `tools` (AI SDK tool objects, which
+   * Mastra takes): the model searches the conversation its step was placed in, what left the
+   * window too, and reads a cleared tool output back. A processor cannot add a tool that runs, hence these.
+   */
+  recallTools(options: RecallOptions = {}): RecallToolSet {
+    return this.#recall.tools(async () => (await this.#open()).store, options);
   }
 
   /** Closes the store the processor opened from `dataDir` (a `store` given stays open). */
