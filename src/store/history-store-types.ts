@@ -147,3 +147,12 @@ export interface TimelineFork {
   readonly childName: string | null;
   readonly createdAt: Date;
 }
+
+/** The stored conversation a request's messages belong to, by the prefix rule. */
+export interface PrefixMatch {
+  readonly agentId: string;
+  /** Leading messages of the request the agent's visible history holds. */
+  readonly shared: number;
+  /** Messages of the agent's visible history. */
+  readonly storedLength: number;
+}

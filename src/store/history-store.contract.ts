@@ -4,6 +4,7 @@ import { applyEvents } from '../message/apply-events.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
 import { HistoryStore } from './history-store.js';
+import { describePrefixIndexContract } from './prefix-index.contract.js';
 
 const user = (content: string): Message => ({ role: 'user', content });
 const answer = (content: string): Message => ({ role: 'assistant', content });
@@ -300,6 +301,8 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       await store.append(agent, [user('a'), call(longest), result(longest)]);
       expect((await store.outline(agent))[1]?.toolParts.map((part) => part.toolCallId)).toEqual([longest]);
     });
+
+    describePrefixIndexContract(() => store);
 
     if (options.concurrency) {
       it('4 writers × 500 appends to one agent: seqs gapless, nothing lost', async () => {

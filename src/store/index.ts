@@ -26,6 +26,7 @@ export {
   type ContextRangeInput,
   HistoryStore,
   type MessagePosition,
+  type PrefixMatch,
   type StoredCount,
   type StoredMessage,
   type WindowTail,

@@ -30,6 +30,7 @@ export const SERVED_OPERATIONS = [
   'lastSeq',
   'agentMeta',
   'listAgents',
+  'findStoredPrefix',
 ] as const satisfies readonly (keyof HistoryStore)[];
 
 export type ServedOperation = (typeof SERVED_OPERATIONS)[number];
