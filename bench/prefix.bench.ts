@@ -56,7 +56,7 @@ async function throughProxy(store: RegistryStore, messages: readonly ChatMessage
     const { ms, result: agentId } = await timed(async () => {
       const response = await fetch(`${proxy.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+        headers: { 'content-type': 'application/json', 'authorization': 'Bearer bench' },
         body: JSON.stringify({ model: 'gpt-4o', messages }),
       });
       if (!response.ok) throw new RangeError(`the proxy answered ${String(response.status)}: ${await response.text()}`);
@@ -106,7 +106,8 @@ export async function runPrefixBenchmarks(quick: boolean): Promise<string[]> {
         conversation.push({ role: 'assistant', content: INSTANT_ANSWER });
         return sent;
       };
-      const before = [await throughProxy(withoutPrefixIndex(store), continuing()), await throughProxy(withoutPrefixIndex(store), syntheticHistory(9, HISTORY_TOKENS))];
+      const reading = withoutPrefixIndex(store);
+      const before = [await throughProxy(reading, continuing()), await throughProxy(reading, syntheticHistory(9, HISTORY_TOKENS))];
       const after = [await throughProxy(store, continuing()), await throughProxy(store, syntheticHistory(10, HISTORY_TOKENS))];
       if (before[0]?.agentId !== stored.agentId || after[0]?.agentId !== stored.agentId) throw new RangeError('through the proxy, the next turn did not continue the stored conversation');
       ['continues a stored conversation', 'shares nothing (a new conversation)'].forEach((name, index) => {

@@ -164,7 +164,14 @@ function hitsOnPath(agent: TreeAgent, agents: ReadonlyMap<string, TreeAgent>, hi
  * from its deepest hit it still sees, then compared message by message. Undefined when it sees
  * none of its hits (a clear or a rewind hid them).
  */
-async function visibleShared(db: StoreDatabase, rootId: string, agent: TreeAgent, hits: readonly Hit[], request: Request, bound: number): Promise<number | undefined> {
+async function visibleShared(
+  db: StoreDatabase,
+  rootId: string,
+  agent: TreeAgent,
+  hits: readonly Hit[],
+  request: Request,
+  bound: number,
+): Promise<number | undefined> {
   const { segments } = await visiblePath(db, { rootId, id: agent.id }, formatAgentId({ rootId, id: agent.id }));
   let deepest: { hit: Hit; segment: number } | undefined;
   for (const hit of hits) {

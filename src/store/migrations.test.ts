@@ -127,5 +127,5 @@ describe('migration 2026-11-26-002 (prefix digests)', () => {
     } finally {
       await db.destroy();
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -177,7 +177,9 @@ export async function insertPrefixRows(db: StoreDatabase, key: AgentKey, rows: r
   for (let from = 0; from < rows.length; from += 5000) {
     await db
       .insertInto('prefix_digests')
-      .values(rows.slice(from, from + 5000).map((row) => ({ root_id: key.rootId, agent_id: key.id, seq: row.seq, prefix_length: row.length, digest: row.digest })))
+      .values(rows.slice(from, from + 5000).map((row) => ({
+        root_id: key.rootId, agent_id: key.id, seq: row.seq, prefix_length: row.length, digest: row.digest,
+      })))
       .execute();
   }
 }

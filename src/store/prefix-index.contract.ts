@@ -36,7 +36,7 @@ export function describePrefixIndexContract(storeOf: () => HistoryStore) {
       expect(await store.findStoredPrefix([system])).toBeUndefined();
       // A text content is the same message as one text part; provider options and ids are not compared.
       const asParts = stored.map((message): ModelMessage => (message.role === 'user' || message.role === 'assistant'
-        ? { ...message, id: 'x', content: [{ type: 'text', text: message.content as string, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }] } as ModelMessage
+        ? { ...message, id: 'x', content: [{ type: 'text', text: message.content as string, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }] }
         : message));
       expect(await store.findStoredPrefix([...asParts, u('next')])).toEqual({ agentId, shared: 5, storedLength: 5 });
     });
