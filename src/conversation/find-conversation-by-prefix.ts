@@ -1,30 +1,20 @@
 import { applyEvents } from '../message/apply-events.js';
+import { messageFingerprint } from '../message/message-fingerprint.js';
 import type { Message, ModelMessage } from '../message/message.js';
-import type { AgentSummary } from '../store/history-store-types.js';
+import type { AgentSummary, PrefixMatch } from '../store/history-store-types.js';
 import type { ConversationStore } from './conversation-store.js';
 
-/** What the prefix rule reads and writes: the conversation port, and the list of agents. */
-export type PrefixStore = Pick<ConversationStore, 'history' | 'fork'> & { listAgents(): Promise<AgentSummary[]> };
+export { messageFingerprint };
+export type { PrefixMatch };
 
 /**
- * What identifies a message when a client sends its history again: its role and content, without
- * provider options or ids (a client may drop or add those on the way back), keys in sorted order;
- * a text content is the same as one text part (Claude Code sends its latest user message as a block
- * with `cache_control`, and as a string once it is no longer the latest).
+ * What the prefix rule reads and writes: the conversation port, the list of agents, and the
+ * store's prefix index where it has one (a `HistoryStore` does); without it, every history is read.
  */
-export function messageFingerprint(message: ModelMessage): string {
-  const content = message.role !== 'system' && typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-  return JSON.stringify(withoutOptions({ ...message, content }));
-}
-
-function withoutOptions(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutOptions);
-  if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([key, inner]) => key !== 'providerOptions' && key !== 'id' && inner !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(entries.map(([key, inner]) => [key, withoutOptions(inner)]));
-}
+export type PrefixStore = Pick<ConversationStore, 'history' | 'fork'> & {
+  listAgents(): Promise<AgentSummary[]>;
+  findStoredPrefix?(messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined>;
+};
 
 /** How many leading messages two lists share, compared by {@link messageFingerprint}. */
 export function sharedPrefixLength(stored: readonly string[], sent: readonly string[]): number {
@@ -33,22 +23,22 @@ export function sharedPrefixLength(stored: readonly string[], sent: readonly str
   return length;
 }
 
-/** The stored conversation a request's messages belong to. */
-export interface PrefixMatch {
-  readonly agentId: string;
-  /** Leading messages of the request the agent's visible history holds. */
-  readonly shared: number;
-  /** Messages of the agent's visible history. */
-  readonly storedLength: number;
-}
-
 /**
  * The stored conversation whose visible history shares the longest prefix with `messages`, when
  * that prefix holds at least one user message (a shared system prompt alone joins nothing).
  * `shared === storedLength` means the request extends it; less means it diverges from its middle.
- * A tie goes to the agent that extends, then to the most recently active.
+ * A tie goes to the agent that extends, then to the most recently active. Answered by the
+ * store's prefix index when it has one: one indexed lookup, and no history read whole.
  */
-export async function findConversationByPrefix(store: PrefixStore, messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+export function findConversationByPrefix(store: PrefixStore, messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+  return store.findStoredPrefix === undefined ? findConversationByReading(store, messages) : store.findStoredPrefix(messages);
+}
+
+/**
+ * {@link findConversationByPrefix} by reading every agent's visible history and comparing it with
+ * `messages`: for a store without a prefix index, and the reference the index is tested against.
+ */
+export async function findConversationByReading(store: PrefixStore, messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
   const sent = messages.map(messageFingerprint);
   const agents = (await store.listAgents()).sort((a, b) => b.lastActivity.getTime() - a.lastActivity.getTime());
   let best: PrefixMatch | undefined;

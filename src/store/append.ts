@@ -16,6 +16,7 @@ import type { DatabaseSchema } from './database-schema.js';
 import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
 import type { AppendOptions, AppendResult, StoredCount } from './history-store-types.js';
 import { visiblePath } from './lineage.js';
+import { digestsAfterRewind, insertPrefixRows, planAppendDigests } from './prefix-digests.js';
 import { requireStorableIdentifiers } from './require-storable-identifiers.js';
 import { encodeStoredJson, storableDisplayText } from './stored-json.js';
 import { modelMessageRows, toStoredMessage, unknownAgent } from './stored-rows.js';
@@ -107,7 +108,7 @@ export async function appendInTransaction(
   // next (a retried key, the last seq, the exchange appended to) cannot change under them.
   const agent = await transaction
     .selectFrom('agents')
-    .select('last_seq')
+    .select(['last_seq', 'prefix_digest', 'prefix_length'])
     .where('root_id', '=', key.rootId)
     .where('id', '=', key.id)
     .forUpdate()
@@ -135,7 +136,10 @@ export async function appendInTransaction(
   if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') throw pairingError({ ...problem, code: problem.code });
   const firstSeq = agent.last_seq + 1;
   const lastSeq = agent.last_seq + validated.length;
-  await transaction.updateTable('agents').set({ last_seq: lastSeq }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
+  // The prefix index follows in the same transaction: the agent's new tip, and a row per user message.
+  const planned = planAppendDigests({ digest: agent.prefix_digest, length: agent.prefix_length }, validated, firstSeq);
+  const tip = planned === undefined ? {} : { prefix_digest: planned.tip.digest, prefix_length: planned.tip.length };
+  await transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
   const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
   for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
@@ -168,6 +172,13 @@ export async function appendInTransaction(
       await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
     }
     options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
+  }
+  if (planned !== undefined) await insertPrefixRows(transaction, key, planned.rows);
+  else {
+    // A rewind: what the model sees is read from the path, now that the events are written.
+    const after = await digestsAfterRewind(transaction, key, firstSeq, lastSeq, validated);
+    await insertPrefixRows(transaction, key, after.rows);
+    await transaction.updateTable('agents').set({ prefix_digest: after.tip.digest, prefix_length: after.tip.length }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
   }
   // Last chance: an interrupt that came during the final insert still rolls everything back.
   throwIfAborted(options.signal, agentId);

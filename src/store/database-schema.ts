@@ -18,6 +18,9 @@ export interface AgentsTable {
   name: ColumnType<string | null, string | null | undefined, string | null>;
   /** True when `meta`'s strings are escaped (`encodeStoredJson`). */
   meta_escaped: Generated<boolean>;
+  /** The chained digest of the messages the agent's model sees now, and how many they are (`prefix-digests.ts`). */
+  prefix_digest: Generated<string>;
+  prefix_length: Generated<number>;
   created_at: Generated<Date>;
 }
 
@@ -55,6 +58,17 @@ export interface ToolPartsTable {
   tool_name: string;
 }
 
+/** The chained digest of the visible history through a stored user message (`prefix-digests.ts`). */
+export interface PrefixDigestsTable {
+  root_id: string;
+  /** The agent that stored the message, and its seq there. */
+  agent_id: string;
+  seq: number;
+  /** Messages in that visible history, the user message included. */
+  prefix_length: number;
+  digest: string;
+}
+
 export interface ContextRangesTable {
   root_id: string;
   agent_id: string;
@@ -81,4 +95,5 @@ export interface DatabaseSchema {
   messages: MessagesTable;
   context_ranges: ContextRangesTable;
   tool_parts: ToolPartsTable;
+  prefix_digests: PrefixDigestsTable;
 }

@@ -215,3 +215,12 @@ export interface HistoryMessageRead {
   /** True when `text` was cut at the cap. */
   readonly truncated: boolean;
 }
+
+/** The stored conversation a request's messages belong to, by the prefix rule. */
+export interface PrefixMatch {
+  readonly agentId: string;
+  /** Leading messages of the request the agent's visible history holds. */
+  readonly shared: number;
+  /** Messages of the agent's visible history. */
+  readonly storedLength: number;
+}

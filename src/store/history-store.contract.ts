@@ -5,6 +5,7 @@ import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
 import { HistoryStore } from './history-store.js';
 import { describeHistorySearchContract } from './history-search.contract.js';
+import { describePrefixIndexContract } from './prefix-index.contract.js';
 
 const user = (content: string): Message => ({ role: 'user', content });
 const answer = (content: string): Message => ({ role: 'assistant', content });
@@ -303,6 +304,7 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
     });
 
     describeHistorySearchContract(() => store);
+    describePrefixIndexContract(() => store);
 
     if (options.concurrency) {
       it('4 writers × 500 appends to one agent: seqs gapless, nothing lost', async () => {

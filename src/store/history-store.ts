@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Message } from '../message/message.js';
+import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, listAgents, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
@@ -16,12 +16,14 @@ import type {
   MessageOutline,
   MessagePosition,
   ReadHistoryMessageOptions,
+  PrefixMatch,
   StoredMessage,
   TimelineEntry,
   TimelineFork,
   WindowTail,
 } from './history-store-types.js';
 import { readHistoryMessage, searchHistory } from './search-history.js';
+import { findStoredPrefix } from './find-stored-prefix.js';
 import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -46,6 +48,7 @@ export type {
   MessagePosition,
   OutlinedToolPart,
   ReadHistoryMessageOptions,
+  PrefixMatch,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -314,6 +317,16 @@ export class HistoryStore {
    */
   listAgents(): Promise<AgentSummary[]> {
     return listAgents(this.#database.db);
+  }
+
+  /**
+   * The prefix rule (see `findConversationByPrefix`) answered from the prefix index: the agent
+   * whose visible history shares the longest prefix with `messages`, holding a user message, and
+   * how long that prefix is. One lookup of the request's digests over every agent tree, then reads
+   * of the trees it names; no history is read whole.
+   */
+  findStoredPrefix(messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+    return findStoredPrefix(this.#database.db, messages);
   }
 
   /**

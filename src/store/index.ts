@@ -37,6 +37,7 @@ export {
   HistoryStore,
   type MessagePosition,
   type ReadHistoryMessageOptions,
+  type PrefixMatch,
   type StoredCount,
   type StoredMessage,
   type WindowTail,

@@ -119,6 +119,9 @@ export async function insertFork(db: StoreDatabase, key: AgentKey, id: string, m
       last_seq: 0,
       meta: stored.text,
       meta_escaped: stored.escaped,
+      // The child sees what the parent sees now.
+      prefix_digest: parent.prefix_digest,
+      prefix_length: parent.prefix_length,
       // A name is the user's for one agent: a fork does not inherit it.
       name: name ?? null,
     })

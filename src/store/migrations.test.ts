@@ -6,8 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { exchangeTitle } from '../exchange/describe-exchange.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
-import type { Message } from '../message/message.js';
+import { findConversationByReading } from '../conversation/find-conversation-by-prefix.js';
+import type { Message, ModelMessage } from '../message/message.js';
+import { formatAgentId, parseAgentId } from './agent-id.js';
+import { listAgents } from './agents.js';
 import type { DatabaseSchema } from './database-schema.js';
+import { findStoredPrefix } from './find-stored-prefix.js';
+import { readHistory } from './lineage.js';
 import { migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 
@@ -116,4 +121,51 @@ describe('migration 2026-11-26-001 (message search)', () => {
       await db.destroy();
     }
   }, 60_000);
+});
+
+describe('migration 2026-11-26-002 (prefix digests)', () => {
+  it('fills the index for histories stored before it: the lookup then finds what reading every history finds', async () => {
+    const client = await PGlite.create();
+    const db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
+    try {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      expect((await migrator.migrateTo('2026-11-24-004-escaped-json')).error).toBeUndefined();
+      const u = (text: string): ModelMessage => ({ role: 'user', content: text });
+      const a = (text: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
+      const [root, child, grandchild] = [randomUUID(), randomUUID(), randomUUID()];
+      // A root; a fork of it after a2 that rewinds into the root's messages; a fork of that which clears.
+      const stored: [id: string, parent: string | null, forkSeq: number | null, lineage: string[], messages: Message[]][] = [
+        [root, null, null, [], [u('q1'), a('a1'), { role: 'event', kind: 'mark', label: 'm' }, u('q2'), a('a2'), u('q3')]],
+        [child, root, 5, [root], [{ role: 'event', kind: 'rewind', label: 'm' }, u('q4'), a('a4')]],
+        [grandchild, child, 3, [root, child], [u('q5'), { role: 'event', kind: 'clear' }, u('q6'), a('a6')]],
+      ];
+      for (const [id, parent, forkSeq, lineage, messages] of stored) {
+        await db.insertInto('agents').values({ root_id: root, id, parent_id: parent, fork_seq: forkSeq, lineage: JSON.stringify(lineage), last_seq: messages.length, meta: '{}', name: null }).execute();
+        await db.insertInto('messages').values(messages.map((message, index) => ({
+          root_id: root, agent_id: id, seq: index + 1, kind: message.role === 'event' ? message.kind : message.role, body: JSON.stringify(message),
+          tokens: null, count_target: null, count_method: null, count_exact: null, starts_exchange: startsExchange(message), title: null, idempotency_key: null,
+        }))).execute();
+      }
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+      const reading = { listAgents: () => listAgents(db), history: (agentId: string) => readHistory(db, parseAgentId(agentId), false), fork: () => Promise.reject(new Error('no fork here')) };
+      const [rootId, childId, grandchildId] = [root, child, grandchild].map((id) => formatAgentId({ rootId: root, id }));
+      const cases: [ModelMessage[], unknown][] = [
+        [[u('q1'), a('a1'), u('q2'), a('a2'), u('q3'), a('next')], { agentId: rootId, shared: 5, storedLength: 5 }],
+        [[u('q1'), a('a1'), u('q4'), a('a4'), u('next')], { agentId: childId, shared: 4, storedLength: 4 }],
+        [[u('q6'), a('a6'), u('next')], { agentId: grandchildId, shared: 2, storedLength: 2 }],
+        [[u('q1'), a('a1'), u('q2'), a('a2'), u('other')], { agentId: rootId, shared: 4, storedLength: 5 }],
+        [[u('q1'), a('a1'), u('q4'), a('other')], { agentId: childId, shared: 3, storedLength: 4 }],
+        [[u('q5')], undefined],
+      ];
+      for (const [sent, expected] of cases) {
+        expect(await findStoredPrefix(db, sent)).toEqual(expected);
+        expect(await findConversationByReading(reading, sent)).toEqual(expected);
+      }
+      const tips = await db.selectFrom('agents').select(['id', 'prefix_length']).execute();
+      expect(Object.fromEntries(tips.map((row) => [row.id, row.prefix_length]))).toEqual({ [root]: 5, [child]: 4, [grandchild]: 2 });
+    } finally {
+      await db.destroy();
+    }
+  }, 180_000);
 });

@@ -1,4 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, sql } from 'kysely';
+import type { DatabaseSchema } from './database-schema.js';
+import { backfillPrefixDigests } from './prefix-digest-backfill.js';
 
 /**
  * The statements that fill the columns and tables of `003` from rows stored before it. Each runs
@@ -202,6 +204,30 @@ const migrations: Record<string, Migration> = {
         .columns(['root_id', 'agent_id', 'seq'])
         .where(sql.ref('kind'), 'in', sql`('pin', 'unpin')`)
         .execute();
+    },
+  },
+  '2026-11-26-002-prefix-digests': {
+    async up(db: Kysely<unknown>) {
+      // The prefix index (prefix-digests.ts): a request finds the conversation it extends by its
+      // digests, without reading every history. A row per user message, found by its digest
+      // across every tree (on Citus, a fan-out: see CITUS.md), and each agent's tip on its row.
+      await db.schema
+        .createTable('prefix_digests')
+        .addColumn('root_id', 'uuid', (column) => column.notNull())
+        .addColumn('agent_id', 'uuid', (column) => column.notNull())
+        .addColumn('seq', 'integer', (column) => column.notNull())
+        .addColumn('prefix_length', 'integer', (column) => column.notNull())
+        .addColumn('digest', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('prefix_digests_pkey', ['root_id', 'agent_id', 'seq'])
+        .execute();
+      await db.schema.createIndex('prefix_digests_by_digest').on('prefix_digests').column('digest').execute();
+      await db.schema
+        .alterTable('agents')
+        .addColumn('prefix_digest', 'text', (column) => column.notNull().defaultTo(''))
+        .addColumn('prefix_length', 'integer', (column) => column.notNull().defaultTo(0))
+        .execute();
+      // Histories stored before this migration get theirs from their messages.
+      await backfillPrefixDigests(db as Kysely<DatabaseSchema>);
     },
   },
 };

@@ -26,7 +26,7 @@ const HELD_ELSEWHERE: OpenDatabase = {
 type Operation<Name extends ServedOperation> = HistoryStore[Name];
 
 /** Operations that only read: asked again of the store itself when the holder went away unanswering. */
-const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'ranges', 'lastSeq', 'agentMeta', 'listAgents', 'searchHistory', 'readHistoryMessage']);
+const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'visibleLength', 'visible', 'outline', 'timeline', 'ranges', 'lastSeq', 'agentMeta', 'listAgents', 'searchHistory', 'readHistoryMessage', 'findStoredPrefix']);
 
 /** Errors of requests the holder refused without running them, as it closed the store. */
 const notPerformed = new WeakSet<Error>();
@@ -270,6 +270,10 @@ export class RemoteHistoryStore extends HistoryStore {
 
   override readHistoryMessage(...args: Parameters<Operation<'readHistoryMessage'>>) {
     return this.#call('readHistoryMessage', args);
+  }
+
+  override findStoredPrefix(...args: Parameters<Operation<'findStoredPrefix'>>) {
+    return this.#call('findStoredPrefix', args);
   }
 
   override async close(): Promise<void> {

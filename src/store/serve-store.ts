@@ -32,6 +32,7 @@ export const SERVED_OPERATIONS = [
   'listAgents',
   'searchHistory',
   'readHistoryMessage',
+  'findStoredPrefix',
 ] as const satisfies readonly (keyof HistoryStore)[];
 
 export type ServedOperation = (typeof SERVED_OPERATIONS)[number];

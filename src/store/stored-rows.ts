@@ -34,7 +34,7 @@ export function toStoredMessage(
 export async function requireAgent(db: StoreDatabase, key: AgentKey) {
   const agent = await db
     .selectFrom('agents')
-    .select(['last_seq', 'lineage', 'meta', 'meta_escaped', 'fork_seq', 'parent_id'])
+    .select(['last_seq', 'lineage', 'meta', 'meta_escaped', 'fork_seq', 'parent_id', 'prefix_digest', 'prefix_length'])
     .where('root_id', '=', key.rootId)
     .where('id', '=', key.id)
     .executeTakeFirst();

@@ -14,6 +14,7 @@ export const TABLE_PLACEMENT = {
   messages: 'distributed',
   tool_parts: 'distributed',
   context_ranges: 'distributed',
+  prefix_digests: 'distributed',
   kysely_migration: 'coordinator',
   kysely_migration_lock: 'coordinator',
 } as const satisfies Record<keyof DatabaseSchema | 'kysely_migration_lock', 'distributed' | 'coordinator'>;

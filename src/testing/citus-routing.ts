@@ -9,7 +9,9 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { fingerprintSync, loadModule, parseSync } from 'libpg-query';
 import { agentListingReads } from '../store/agents.js';
 import type { DatabaseSchema } from '../store/database-schema.js';
+import { prefixDigestLookup } from '../store/find-stored-prefix.js';
 import { MIGRATION_BACKFILLS } from '../store/migrations.js';
+import { prefixBackfillAgents } from '../store/prefix-digest-backfill.js';
 import { type StatementRoute, statementRoute } from './statement-route.js';
 
 /** A statement as the SQL log writes it (`SLIDING_CONTEXT_SQL_LOG`): its text and its parameters' digests. */
@@ -48,13 +50,16 @@ const compiler = new Kysely<DatabaseSchema>({
 
 /**
  * The statements of the store that reach every shard by design: the `agents` listing, which
- * covers every agent tree, and the backfills of a migration, which run once over all rows.
+ * covers every agent tree, the prefix index's lookup by digest, which looks for a request's
+ * conversation in every tree, and the backfills of a migration, which run once over all rows.
  */
 export function knownFanOuts(): KnownFanOut[] {
   const listing = agentListingReads(compiler);
   return [
     ...Object.entries(listing).map(([name, query]) => ({ sql: query.compile().sql, reason: `agents listing (${name}): every agent tree, each shard answers for its own` })),
+    { sql: prefixDigestLookup(compiler, ['digest']).compile().sql, reason: 'prefix index lookup: the digests of a request in every agent tree, each shard answers from its index on digest' },
     ...Object.entries(MIGRATION_BACKFILLS).map(([name, query]) => ({ sql: query.compile(compiler).sql, reason: `migration backfill (${name}): once, over every row` })),
+    { sql: prefixBackfillAgents(compiler).compile().sql, reason: 'migration backfill (prefix digests): every agent, once, to replay each tree on its shard' },
   ];
 }
 
