@@ -12,6 +12,7 @@ import type {
   MessageOutline,
   MessagePosition,
   OutlinedToolPart,
+  OwnRowsRead,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -27,6 +28,7 @@ export type {
   MessageOutline,
   MessagePosition,
   OutlinedToolPart,
+  OwnRowsRead,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -51,10 +53,13 @@ export interface ConversationStore {
   ): Promise<WindowTail>;
   /** Which of `positions` lie in what the agent's model sees now. */
   visible(agentId: string, positions: readonly MessagePosition[]): Promise<boolean[]>;
-  /** The messages the model sees, without their bodies. */
-  outline(agentId: string): Promise<MessageOutline[]>;
+  /** The messages the model sees, without their bodies (see {@link OwnRowsRead} for `options`). */
+  outline(agentId: string, options?: OwnRowsRead): Promise<MessageOutline[]>;
   /** Every stored row of the agent's path, without bodies, and the forks along and from it. */
-  timeline(agentId: string, options?: { readonly acrossClears?: boolean | undefined }): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }>;
+  timeline(
+    agentId: string,
+    options?: OwnRowsRead & { readonly acrossClears?: boolean | undefined },
+  ): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }>;
   /** Records ranges the window evicted, readmitted or summarized. */
   recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void>;
   /** The ranges recorded for an agent, oldest first. */
