@@ -153,7 +153,7 @@ describe('a held history, brought up to date after each write, on a PGlite direc
     const dataDir = join(directory, 'data');
     const store = await HistoryStore.open({ dataDir });
     await expectHeldHistoryExact({ store, printed: (agentId) => printedByBuiltCli(dataDir, agentId), close: () => store.close() });
-  }, 120_000);
+  }, 300_000);
 });
 
 const serverUrl = process.env.DATABASE_URL;
@@ -169,6 +169,6 @@ describe.skipIf(!serverUrl)('a held history on a server', () => {
         await database.drop();
       },
     });
-  }, 120_000);
+  }, 300_000);
 });
 if (!serverUrl) console.warn('The PostgreSQL server half of the held history tests is skipped: DATABASE_URL is not set.');
