@@ -32,8 +32,8 @@ export class KeptJsonText {
       const previous = before?.rows[index];
       const kept = before?.texts[index];
       if (kept !== undefined && sameFields(previous, row)) return kept;
-      // What JSON.stringify writes for an array element it cannot write.
-      return (JSON.stringify(row) as string | undefined) ?? 'null';
+      // As an array element, as JSON.stringify writes it there (null for a value JSON cannot hold).
+      return JSON.stringify([row]).slice(1, -1);
     });
     this.#kept.set(key, { rows, texts });
     return `[${texts.join(',')}]`;
