@@ -17,6 +17,7 @@ import type {
   MessagePosition,
   OutlinedToolPart,
   ReadHistoryMessageOptions,
+  OwnRowsRead,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -37,6 +38,7 @@ export type {
   MessagePosition,
   OutlinedToolPart,
   ReadHistoryMessageOptions,
+  OwnRowsRead,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -61,10 +63,13 @@ export interface ConversationStore {
   ): Promise<WindowTail>;
   /** Which of `positions` lie in what the agent's model sees now. */
   visible(agentId: string, positions: readonly MessagePosition[]): Promise<boolean[]>;
-  /** The messages the model sees, without their bodies. */
-  outline(agentId: string): Promise<MessageOutline[]>;
+  /** The messages the model sees, without their bodies (see {@link OwnRowsRead} for `options`). */
+  outline(agentId: string, options?: OwnRowsRead): Promise<MessageOutline[]>;
   /** Every stored row of the agent's path, without bodies, and the forks along and from it. */
-  timeline(agentId: string, options?: { readonly acrossClears?: boolean | undefined }): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }>;
+  timeline(
+    agentId: string,
+    options?: OwnRowsRead & { readonly acrossClears?: boolean | undefined },
+  ): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }>;
   /** Records ranges the window evicted, readmitted or summarized. */
   recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void>;
   /** The ranges recorded for an agent, oldest first (`kind`: one kind, or those listed). */

@@ -10,6 +10,8 @@ import { countTargetKey, type TokenCount, type TokenCounter } from '../tokens/to
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type HistoryOutline, readHistoryOutline } from './history-outline.js';
 import type { LossRecord } from './loss-records.js';
+import { ExtendingWindowPlanner } from '../window/extending-window-planner.js';
+import { ExtendingConversationCheck } from '../exchange/extending-conversation-check.js';
 import { planWindow } from '../window/plan-window.js';
 import { type TurnCacheUsage, withCacheUsage } from './prompt-cache.js';
 import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from '../window/window-policy.js';
@@ -62,6 +64,24 @@ export interface StoredHistoryOptions {
   readonly syntheticResults?: readonly StoredSyntheticResult[] | undefined;
   /** Called only when some count is not stored for this model. */
   readonly loadCounter: () => Promise<TokenCounter>;
+  /** Held from one plan of the agent to the next, so that a history that grew is planned from what was added. */
+  readonly planner?: HeldPlanning | undefined;
+}
+
+/**
+ * What a view holds from one plan of an agent's history to the next: the window planner and the
+ * checks of the outline and of the messages planned, each of which works on what was added when
+ * the history only grew. The plans are exactly those made without it.
+ */
+export interface HeldPlanning {
+  readonly window: ExtendingWindowPlanner;
+  readonly outline: ExtendingConversationCheck;
+  readonly planned: ExtendingConversationCheck;
+}
+
+/** A new {@link HeldPlanning}, holding nothing yet. */
+export function newHeldPlanning(): HeldPlanning {
+  return { window: new ExtendingWindowPlanner(), outline: new ExtendingConversationCheck(), planned: new ExtendingConversationCheck() };
 }
 
 /** {@link StoredHistoryOptions} without the store: what planning from an outline needs. */
@@ -126,7 +146,7 @@ async function planAroundSummary(
   summary: StoredSummary | undefined,
   messages: readonly ModelMessage[],
   positions: readonly Placed[],
-  known: Map<ModelMessage, TokenCount>,
+  known: KnownCounts,
   needsCounter: boolean,
   pinned: readonly StoredMessage[] = [],
 ): Promise<PlannedHistory> {
@@ -163,14 +183,18 @@ async function planAroundSummary(
   placed = withPins.positions;
   if (withPins.pins.length > 0) countsKnown = false;
   // With every other count known, the synthetic results' stored counts may spare the tokenizer.
-  const synthetic = countsKnown ? storedSyntheticResultCounter(planned, options.syntheticResults ?? []) : undefined;
+  const synthetic = countsKnown ? storedSyntheticResultCounter(planned, options.syntheticResults ?? [], options.planner?.planned) : undefined;
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: synthetic ?? (await options.loadCounter()) });
   const cutAt = options.keptCut ? indexOfPosition(placed, options.keptCut) : -1;
   // A cache-aware window with no cut kept has its cut at the start: the plan reports it kept or moved from there.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const previousCutoff = cutAt !== -1 ? cutAt + 1 : keepsCut ? 0 : undefined;
-  const plan = planWindow({ ...options, messages: planned, counter, previousCutoff, pins: withPins.pins.map((pin) => pin.index) });
-  const kept = describeExchanges(plan, planned, placed);
+  const pinIndexes = withPins.pins.map((pin) => pin.index);
+  const windowOptions = { ...options, messages: planned, counter, previousCutoff, pins: pinIndexes };
+  // A held planner extends a window without pins; with pins the window is planned whole.
+  const planner = pinIndexes.length === 0 ? options.planner : undefined;
+  const plan = planner ? planner.window.plan(windowOptions) : planWindow(windowOptions);
+  const kept = describeExchanges(plan, planned, placed, planner !== undefined);
   const covered = detectExchanges(coveredMessages).map((exchange) => {
     const described = describeExchange(coveredMessages, exchange.firstMessage, exchange.lastMessage);
     const first = positions[coveredFrom + exchange.firstMessage];
@@ -197,7 +221,8 @@ export async function planHistoryView(options: StoredHistoryOptions & { readonly
   const outline = options.outline ?? (await readHistoryOutline(options.store, options.agentId));
   const planned = await planOutlinedHistory(outline, { ...options, keptCut });
   if (planned) return planned;
-  const { plan, exchanges, summary, pins } = await planStoredHistory(options);
+  // Read from the bodies, the messages are new objects each time: a held planner would only compare them.
+  const { plan, exchanges, summary, pins } = await planStoredHistory({ ...options, planner: undefined });
   return withLosses(withCacheUsage({ plan, exchanges, summary, ...(pins ? { pins } : {}) }, outline.cacheUsage), outline);
 }
 
@@ -213,9 +238,11 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   if (options.preambleCount === undefined || !outline.messages.every((entry) => entry.count?.target === target)) return undefined;
   // A pin is sent as its text: the bodies must be read.
   if (outline.pinned === true) return undefined;
-  const messages = outline.messages.map(skeletonOf);
-  if (!pairsUp(messages)) return undefined;
-  const known = new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
+  const held = options.planner !== undefined;
+  const messages = outline.messages.map(held ? heldSkeletonOf : skeletonOf);
+  if (!pairsUp(messages, options.planner?.outline)) return undefined;
+  // Held, each skeleton's count is kept with it: no map of every message is made again for each plan.
+  const known: KnownCounts = held ? heldCounts() : new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
   // The aborted results planning adds for unanswered calls are built from the calls' ids and
   // names alone, so they are counted from the skeletons as from the bodies.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
@@ -226,6 +253,33 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
 
 function withLosses(planned: PlannedHistory, outline: HistoryOutline): PlannedHistory {
   return outline.losses ? { ...planned, losses: outline.losses } : planned;
+}
+
+/** The counts planning knows, by message: a `Map`, or for a held plan {@link heldCounts}. */
+interface KnownCounts {
+  get(message: ModelMessage): TokenCount | undefined;
+  set(message: ModelMessage, count: TokenCount): unknown;
+}
+
+/** Each outlined message's skeleton, made once: a held outline that grew is planned with the same objects. */
+const skeletons = new WeakMap<MessageOutline, ModelMessage>();
+/** The stored count of each skeleton {@link heldSkeletonOf} made (the outline's, checked to be for the model planned). */
+const skeletonCounts = new WeakMap<ModelMessage, TokenCount>();
+
+function heldSkeletonOf(entry: MessageOutline): ModelMessage {
+  let skeleton = skeletons.get(entry);
+  if (skeleton === undefined) {
+    skeleton = skeletonOf(entry);
+    skeletons.set(entry, skeleton);
+    if (entry.count) skeletonCounts.set(skeleton, entry.count);
+  }
+  return skeleton;
+}
+
+/** The counts of a held plan: each skeleton's own, and those set for this plan (the summary's). */
+function heldCounts(): KnownCounts {
+  const set = new Map<ModelMessage, TokenCount>();
+  return { get: (message) => set.get(message) ?? skeletonCounts.get(message), set: (message, count) => set.set(message, count) };
 }
 
 /**
@@ -253,10 +307,11 @@ function skeletonOf(entry: MessageOutline): ModelMessage {
   }
 }
 
-/** Whether the tool calls and results pair up (calls left unanswered allowed). */
-function pairsUp(messages: readonly ModelMessage[]): boolean {
+/** Whether the tool calls and results pair up (calls left unanswered allowed); through `check` when one is held. */
+function pairsUp(messages: readonly ModelMessage[], check: ExtendingConversationCheck | undefined): boolean {
   try {
-    requireValidConversation(messages);
+    if (check) check.check(messages);
+    else requireValidConversation(messages);
     return true;
   } catch {
     // The bodies are read instead, and the error names the exact part.
@@ -264,20 +319,19 @@ function pairsUp(messages: readonly ModelMessage[]): boolean {
   }
 }
 
-/** The plan's exchanges as the history view shows them; `positions` run parallel to `messages`. */
+/** The plan's exchanges as the history view shows them; `positions` run parallel to `messages`; `held`: described once each (see {@link describedOnce}). */
 function describeExchanges(
   plan: WindowPlan,
   messages: readonly ModelMessage[],
   positions: readonly (Placed | undefined)[],
+  held: boolean,
 ): ExchangeHistory[] {
+  const describe = held ? describedOnce : describedNow;
   return plan.exchanges.map((exchange) => {
     const first = positions[exchange.firstMessage];
-    const described = describeExchange(messages, exchange.firstMessage, exchange.lastMessage);
     return {
       index: exchange.index,
-      title: described.title,
-      tools: [...described.tools.keys()],
-      toolCalls: Object.fromEntries(described.tools),
+      ...describe(messages, exchange.firstMessage, exchange.lastMessage),
       tokens: exchange.tokens,
       inWindow: exchange.inWindow,
       pinned: exchange.pinned,
@@ -287,4 +341,34 @@ function describeExchanges(
       summarized: false,
     };
   });
+}
+
+/** An exchange's title and tools as the view shows them, by the messages it spans. */
+interface Described {
+  readonly title: string;
+  readonly tools: readonly string[];
+  readonly toolCalls: Readonly<Record<string, number>>;
+}
+
+/** Each exchange described, by its first message: kept with its last message and length, which name the same messages. */
+const described = new WeakMap<ModelMessage, { readonly last: ModelMessage | undefined; readonly span: number; readonly described: Described }>();
+
+/**
+ * `messages[firstMessage..lastMessage]` described: made once for the same messages, so that a
+ * held history that grew describes only its new exchanges (and the one that grew) again.
+ */
+function describedOnce(messages: readonly ModelMessage[], firstMessage: number, lastMessage: number): Described {
+  const first = messages[firstMessage] as ModelMessage;
+  const last = messages[lastMessage];
+  const span = lastMessage - firstMessage;
+  const kept = described.get(first);
+  if (kept && kept.last === last && kept.span === span) return kept.described;
+  const made = describedNow(messages, firstMessage, lastMessage);
+  described.set(first, { last, span, described: made });
+  return made;
+}
+
+function describedNow(messages: readonly ModelMessage[], firstMessage: number, lastMessage: number): Described {
+  const { title, tools } = describeExchange(messages, firstMessage, lastMessage);
+  return { title, tools: [...tools.keys()], toolCalls: Object.fromEntries(tools) };
 }

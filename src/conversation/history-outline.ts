@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ConversationStore, MessageOutline, MessagePosition, OutlinedToolPart } from './conversation-store.js';
+import type { ConversationStore, MessageOutline, MessagePosition, OutlinedToolPart, OwnRowsRead } from './conversation-store.js';
 import { keptCutPosition } from './kept-cut.js';
 import { activeSummary, type StoredSummary } from './active-summary.js';
 import { type RecordedCacheUsage, readCacheUsage } from './prompt-cache.js';
@@ -25,11 +25,19 @@ export interface HistoryOutline {
 /** The name an agent's outline is saved under beside a PGlite directory; a new layout takes a new name. */
 export const HISTORY_OUTLINE_VIEW = 'history-outline-3';
 
-/** Reads an agent's history outline from the store: no message bodies are read. */
-export async function readHistoryOutline(store: ConversationStore, agentId: string): Promise<HistoryOutline> {
-  const [meta, messages, summary, cacheUsage, keptCut, losses, tail] = await Promise.all([
+/**
+ * Reads an agent's history outline from the store: no message bodies are read. With `lastSeq`,
+ * its messages as they stood once the agent had stored that many rows itself.
+ */
+export async function readHistoryOutline(store: ConversationStore, agentId: string, read: Pick<OwnRowsRead, 'lastSeq'> = {}): Promise<HistoryOutline> {
+  const [messages, rest] = await Promise.all([store.outline(agentId, read), readOutlineRest(store, agentId)]);
+  return { ...rest, messages };
+}
+
+/** Everything of an agent's outline but its messages: its meta, summary in force, cache figures, kept cut, loss reports and whether it has pins. */
+export async function readOutlineRest(store: ConversationStore, agentId: string): Promise<Omit<HistoryOutline, 'messages'>> {
+  const [meta, summary, cacheUsage, keptCut, losses, tail] = await Promise.all([
     store.agentMeta(agentId),
-    store.outline(agentId),
     activeSummary(store, agentId),
     readCacheUsage(store, agentId),
     // Read whatever the policy: the flags of the command that plans the outline may name another.
@@ -41,7 +49,6 @@ export async function readHistoryOutline(store: ConversationStore, agentId: stri
   const pinned = (tail.pinEvents ?? 0) > 0;
   return {
     meta,
-    messages,
     summary,
     ...(cacheUsage.length > 0 ? { cacheUsage } : {}),
     ...(keptCut ? { keptCut } : {}),

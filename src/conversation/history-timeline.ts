@@ -63,7 +63,16 @@ export function buildHistoryTimeline(
   exchanges: readonly ExchangeHistory[],
   summaries: readonly SummaryEvent[] = [],
 ): TimelineRow[] {
-  const planned = new Map(exchanges.map((exchange) => [`${exchange.agentId}:${exchange.firstSeq}`, exchange]));
+  // By agent, then by seq: no key string is made for each exchange of a long history.
+  const planned = new Map<string, Map<number, ExchangeHistory>>();
+  for (const exchange of exchanges) {
+    let ofAgent = planned.get(exchange.agentId);
+    if (ofAgent === undefined) {
+      ofAgent = new Map<number, ExchangeHistory>();
+      planned.set(exchange.agentId, ofAgent);
+    }
+    ofAgent.set(exchange.firstSeq, exchange);
+  }
   const hidden = hiddenReasons(entries);
   const rows: TimelineRow[] = [];
   const forksAt = new Map<string, TimelineFork[]>();
@@ -74,6 +83,8 @@ export function buildHistoryTimeline(
     current = undefined;
   };
   const pushForks = (parentId: string, seq: number) => {
+    // Most histories have few forks or none: no key is made for each row then.
+    if (forksAt.size === 0) return;
     const here = forksAt.get(`${parentId}:${seq}`) ?? [];
     // A fork comes after the exchange it forked at the end of.
     if (here.length > 0) close();
@@ -90,7 +101,7 @@ export function buildHistoryTimeline(
       rows.push({ type: 'event', kind: entry.kind as 'clear' | 'mark' | 'rewind', label: entry.label, agentId: entry.agentId, seq: entry.seq, createdAt: entry.createdAt });
     } else if (entry.startsExchange) {
       close();
-      const plan = planned.get(`${entry.agentId}:${entry.seq}`);
+      const plan = planned.get(entry.agentId)?.get(entry.seq);
       const reason = hidden.get(position);
       current = {
         tokens: entry.tokens ?? 0,

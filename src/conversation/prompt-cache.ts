@@ -102,17 +102,34 @@ export function cacheUsageByExchange(
   recorded: readonly RecordedCacheUsage[],
 ): Map<string, TurnCacheUsage> {
   const starts = new Map<string, number[]>();
-  for (const exchange of exchanges) starts.set(exchange.agentId, [...(starts.get(exchange.agentId) ?? []), exchange.firstSeq]);
+  for (const exchange of exchanges) {
+    // Pushed, not spread into a new array: a copy per exchange is quadratic in a long history.
+    const seqs = starts.get(exchange.agentId) ?? [];
+    seqs.push(exchange.firstSeq);
+    starts.set(exchange.agentId, seqs);
+  }
   for (const seqs of starts.values()) seqs.sort((a, b) => a - b);
   const byExchange = new Map<string, TurnCacheUsage>();
   for (const { at, usage } of recorded) {
-    const start = (starts.get(at.agentId) ?? []).findLast((seq) => seq <= at.seq);
+    const start = lastAtOrBefore(starts.get(at.agentId) ?? [], at.seq);
     if (start === undefined) continue;
     const key = `${at.agentId}:${start}`;
     const before = byExchange.get(key);
     byExchange.set(key, before ? addTurns([before, usage]) : usage);
   }
   return byExchange;
+}
+
+/** The last of the sorted `seqs` at or before `seq`, found by halving (a scan per turn is quadratic in a long history). */
+function lastAtOrBefore(seqs: readonly number[], seq: number): number | undefined {
+  let low = 0;
+  let high = seqs.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((seqs[middle] as number) <= seq) low = middle + 1;
+    else high = middle;
+  }
+  return low === 0 ? undefined : seqs[low - 1];
 }
 
 /** Turns' figures added up. */

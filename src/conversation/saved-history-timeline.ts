@@ -54,11 +54,13 @@ function savedEntry(row: unknown): SavedEntry | undefined {
 
 /** Reads the timeline from the store: the whole path across clears, with the summaries and uncompacts recorded along it. */
 export async function readHistoryTimeline(store: ConversationStore, agentId: string): Promise<HistoryTimelineSource> {
-  const [timeline, ranges] = await Promise.all([
-    store.timeline(agentId, { acrossClears: true }),
-    store.ranges(agentId, { kind: SUMMARY_RANGE_KINDS, inherited: true }),
-  ]);
-  return { ...timeline, summaries: summaryEvents(ranges) };
+  const [timeline, summaries] = await Promise.all([store.timeline(agentId, { acrossClears: true }), readSummaryEvents(store, agentId)]);
+  return { ...timeline, summaries };
+}
+
+/** The summaries and uncompacts recorded along an agent's path, as `history` lists them. */
+export async function readSummaryEvents(store: ConversationStore, agentId: string): Promise<SummaryEvent[]> {
+  return summaryEvents(await store.ranges(agentId, { kind: SUMMARY_RANGE_KINDS, inherited: true }));
 }
 
 /** Reads the timeline from the store, and saves it beside a PGlite directory for {@link historyTimelineFromJson}. */

@@ -51,11 +51,16 @@ const keyOf = (message: ModelMessage) => JSON.stringify(message);
 /**
  * A counter that counts only the synthetic results planning `messages` adds, from `stored`; undefined
  * when one of them is not stored (the model's counter must then be loaded). It answers nothing
- * else, so it serves as the fallback of a counter whose other counts are all known.
+ * else, so it serves as the fallback of a counter whose other counts are all known. `check` is
+ * `requireValidConversation`, or one that answers the same (an `ExtendingConversationCheck`).
  * @throws SlidingContextError as `requireValidConversation` does, for messages that do not pair up
  */
-export function storedSyntheticResultCounter(messages: readonly ModelMessage[], stored: readonly StoredSyntheticResult[]): TokenCounter | undefined {
-  const groups = [...groupByCallMessage(requireValidConversation(messages)).values()];
+export function storedSyntheticResultCounter(
+  messages: readonly ModelMessage[],
+  stored: readonly StoredSyntheticResult[],
+  check: { check(messages: readonly ModelMessage[]): UnansweredCall[] } = { check: requireValidConversation },
+): TokenCounter | undefined {
+  const groups = [...groupByCallMessage(check.check(messages)).values()];
   if (groups.length > 0 && stored.length === 0) return undefined;
   const counts = new Map(stored.map((entry) => [keyOf(buildAbortedResultMessage(entry.calls.map((call) => ({ ...call, callMessage: 0 })))), entry]));
   const needed = groups.map((group) => keyOf(buildAbortedResultMessage(group)));

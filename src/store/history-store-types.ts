@@ -224,3 +224,13 @@ export interface PrefixMatch {
   /** Messages of the agent's visible history. */
   readonly storedLength: number;
 }
+
+/**
+ * How much of an agent's path a read covers: its own rows up to `lastSeq` (default: its last seq
+ * now) and, with `afterSeq`, only its own rows after that seq (what was appended since an earlier
+ * read; the forks a timeline lists are still all of them).
+ */
+export interface OwnRowsRead {
+  readonly afterSeq?: number | undefined;
+  readonly lastSeq?: number | undefined;
+}

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, listAgents, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
@@ -17,6 +18,7 @@ import type {
   MessagePosition,
   ReadHistoryMessageOptions,
   PrefixMatch,
+  OwnRowsRead,
   StoredMessage,
   TimelineEntry,
   TimelineFork,
@@ -24,6 +26,7 @@ import type {
 } from './history-store-types.js';
 import { readHistoryMessage, searchHistory } from './search-history.js';
 import { findStoredPrefix } from './find-stored-prefix.js';
+import type { DatabaseSchema } from './database-schema.js';
 import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -49,6 +52,7 @@ export type {
   OutlinedToolPart,
   ReadHistoryMessageOptions,
   PrefixMatch,
+  OwnRowsRead,
   StoredCount,
   StoredMessage,
   TimelineEntry,
@@ -94,10 +98,19 @@ export class HistoryStore {
     this.#notifications = new WriteNotifications(database);
   }
 
-  /** Runs a write to `agentId` (see {@link SavedViewUpkeep.write}) and, once it committed, tells the write listeners. */
-  async #write<Result>(agentId: string, work: () => Promise<Result>): Promise<Result> {
-    const result = await this.#views.write(agentId, work);
-    await this.#notifications.written(agentId);
+  /**
+   * Runs a write to `agentId` in one transaction (see {@link SavedViewUpkeep.write}), announced
+   * to the write listeners as part of it: on a server the NOTIFY is sent inside the transaction,
+   * so that PostgreSQL delivers it when, and only if, the write commits.
+   */
+  async #write<Result>(agentId: string, work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>): Promise<Result> {
+    const result = await this.#views.write(agentId, () =>
+      this.#database.db.transaction().execute(async (transaction) => {
+        const done = await work(transaction);
+        await this.#notifications.announce(transaction, agentId);
+        return done;
+      }));
+    this.#notifications.committed(agentId);
     return result;
   }
 
@@ -141,14 +154,14 @@ export class HistoryStore {
   /** Creates a root agent and returns its id; `name` is what `agents` shows it as. */
   async createAgent(meta: Record<string, unknown> = {}, options: { readonly name?: string | undefined } = {}): Promise<string> {
     const id = randomUUID();
-    await this.#write(id, () => this.#database.db.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
+    await this.#write(id, (transaction) => transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
     return id;
   }
 
   /** Names (or, with null, unnames) an agent. */
   async renameAgent(agentId: string, name: string | null): Promise<void> {
     const key = parseAgentId(agentId);
-    await this.#write(agentId, () => nameAgent(this.#database.db, key, name));
+    await this.#write(agentId, (transaction) => nameAgent(transaction, key, name));
   }
 
   /**
@@ -164,10 +177,10 @@ export class HistoryStore {
     const id = randomUUID();
     const key = { rootId: id, id };
     throwIfAborted(options.signal, id);
-    const result = await this.#write(id, () => this.#database.db.transaction().execute(async (transaction) => {
+    const result = await this.#write(id, async (transaction) => {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
       return appendInTransaction(transaction, key, validated, withPins);
-    }));
+    });
     return { agentId: id, ...result };
   }
 
@@ -183,8 +196,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    return this.#write(agentId, () =>
-      this.#database.db.transaction().execute((transaction) => appendInTransaction(transaction, key, validated, withPins)));
+    return this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins));
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */
@@ -192,7 +204,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const id = randomUUID();
     const child = formatAgentId({ rootId: key.rootId, id });
-    await this.#write(child, () => insertFork(this.#database.db, key, id, meta, options.name));
+    await this.#write(child, (transaction) => insertFork(transaction, key, id, meta, options.name));
     return child;
   }
 
@@ -247,10 +259,11 @@ export class HistoryStore {
   /**
    * The messages the model sees, outlined from their metadata without reading their bodies:
    * role, stored count, time, the title of an exchange start, and the tool calls and results.
-   * Enough to plan a window and draw the history view of a long history quickly.
+   * Enough to plan a window and draw the history view of a long history quickly. With
+   * `afterSeq` only the agent's own messages after it, to extend an outline read before.
    */
-  outline(agentId: string): Promise<MessageOutline[]> {
-    return outline(this.#database.db, agentId);
+  outline(agentId: string, options: OwnRowsRead = {}): Promise<MessageOutline[]> {
+    return outline(this.#database.db, agentId, options);
   }
 
   /**
@@ -258,7 +271,10 @@ export class HistoryStore {
    * latest clear, or with `acrossClears` back to its root's first message. With the forks along
    * the path and those made from the agent itself, for the history view.
    */
-  timeline(agentId: string, options: { readonly acrossClears?: boolean | undefined } = {}): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
+  timeline(
+    agentId: string,
+    options: OwnRowsRead & { readonly acrossClears?: boolean | undefined } = {},
+  ): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
     return timeline(this.#database.db, agentId, options);
   }
 
@@ -287,7 +303,7 @@ export class HistoryStore {
   async recordRanges(agentId: string, ranges: readonly ContextRangeInput[]): Promise<void> {
     const key = parseAgentId(agentId);
     if (ranges.length === 0) return;
-    await this.#write(agentId, () => insertRanges(this.#database.db, key, ranges));
+    await this.#write(agentId, (transaction) => insertRanges(transaction, key, ranges));
   }
 
   /**

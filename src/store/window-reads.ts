@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import { formatAgentId, parseAgentId } from './agent-id.js';
-import type { MessageOutline, MessagePosition, OutlinedToolPart, StoredMessage, TimelineEntry, TimelineFork, WindowTail } from './history-store-types.js';
+import type { MessageOutline, MessagePosition, OutlinedToolPart, OwnRowsRead, StoredMessage, TimelineEntry, TimelineFork, WindowTail } from './history-store-types.js';
 import { pathSinceClear, segmentPosition, visiblePath } from './lineage.js';
 import { modelMessageRows, type StoreDatabase, toStoredMessage } from './stored-rows.js';
 import type { SeqSegment } from './visible-segments.js';
@@ -81,16 +81,24 @@ export async function visible(db: StoreDatabase, agentId: string, positions: rea
   return positions.map((position) => segmentPosition(segments, position) !== undefined);
 }
 
+/** The segments, or with `afterSeq` only the agent's own rows after it. */
+function ownRowsAfter(segments: readonly SeqSegment[], id: string, afterSeq: number | undefined): readonly SeqSegment[] {
+  if (afterSeq === undefined) return segments;
+  return segments
+    .filter((segment) => segment.agentId === id && segment.toSeq > afterSeq)
+    .map((segment) => ({ ...segment, fromSeq: Math.max(segment.fromSeq, afterSeq + 1) }));
+}
+
 /**
  * The messages the model sees, outlined from their metadata without reading their bodies:
  * role, stored count, time, the title of an exchange start, and the tool calls and results.
  * Enough to plan a window and draw the history view of a long history quickly.
  */
-export async function outline(db: StoreDatabase, agentId: string): Promise<MessageOutline[]> {
+export async function outline(db: StoreDatabase, agentId: string, options: OwnRowsRead = {}): Promise<MessageOutline[]> {
   const key = parseAgentId(agentId);
-  const { segments } = await visiblePath(db, key, agentId);
+  const { segments } = await visiblePath(db, key, agentId, options.lastSeq);
   const outlined: MessageOutline[] = [];
-  for (const segment of segments) {
+  for (const segment of ownRowsAfter(segments, key.id, options.afterSeq)) {
     // Each read is one aggregated row: PGlite decodes one large value far faster than many rows.
     const [messages, parts] = await Promise.all([
       sql<{ rows: string | null }>`
@@ -134,12 +142,12 @@ export async function outline(db: StoreDatabase, agentId: string): Promise<Messa
 export async function timeline(
   db: StoreDatabase,
   agentId: string,
-  options: { readonly acrossClears?: boolean | undefined } = {},
+  options: OwnRowsRead & { readonly acrossClears?: boolean | undefined } = {},
 ): Promise<{ entries: TimelineEntry[]; forks: TimelineFork[] }> {
   const key = parseAgentId(agentId);
-  const { path } = await pathSinceClear(db, key, { acrossClears: options.acrossClears === true });
+  const { path } = await pathSinceClear(db, key, { acrossClears: options.acrossClears === true, lastSeq: options.lastSeq });
   const entries: TimelineEntry[] = [];
-  for (const segment of path) {
+  for (const segment of ownRowsAfter(path, key.id, options.afterSeq)) {
     const [messages, parts] = await Promise.all([
       sql<{ rows: string | null }>`
         select json_agg(json_build_array(seq, kind, tokens, created_at, starts_exchange, title, case when kind in ('mark', 'rewind') then body->>'label' end) order by seq)::text as rows

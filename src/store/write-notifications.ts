@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { OpenDatabase } from './open-database.js';
+import type { StoreDatabase } from './stored-rows.js';
 
 /** The PostgreSQL channel every store write is announced on, with the agent id as its payload. */
 export const WRITES_CHANNEL = 'sliding_context_writes';
@@ -9,9 +10,10 @@ export type WriteListener = (agentId: string) => void;
 
 /**
  * Tells listeners of the writes to a store. On PGlite every write runs in this process (other
- * processes' go through the holder's socket), so listeners are called directly. On a server,
- * writes may come from any process: each is announced with NOTIFY once committed, and
- * listeners hear them through one LISTEN connection, opened with the first listener.
+ * processes' go through the holder's socket), so listeners are called directly once a write
+ * committed. On a server, writes may come from any process: each is announced with NOTIFY in
+ * its own transaction (delivered on commit), and listeners hear them through one LISTEN
+ * connection, opened with the first listener.
  */
 export class WriteNotifications {
   readonly #database: OpenDatabase;
@@ -22,13 +24,20 @@ export class WriteNotifications {
     this.#database = database;
   }
 
-  /** Announces a committed write; a failure to announce never fails the write. */
-  async written(agentId: string): Promise<void> {
-    if (this.#database.listen === undefined) {
-      this.#tell(agentId);
-      return;
-    }
-    await sql`select pg_notify(${WRITES_CHANNEL}, ${agentId})`.execute(this.#database.db).catch(() => undefined);
+  /**
+   * Announces a write from inside its transaction: on a server, a NOTIFY that PostgreSQL
+   * delivers to every listener when the transaction commits (and drops if it rolls back), so
+   * that no committed write goes unannounced, even if this process dies right after the commit.
+   * On PGlite, nothing: {@link committed} tells the listeners.
+   */
+  async announce(transaction: StoreDatabase, agentId: string): Promise<void> {
+    if (this.#database.listen === undefined) return;
+    await sql`select pg_notify(${WRITES_CHANNEL}, ${agentId})`.execute(transaction);
+  }
+
+  /** Tells the listeners of a committed write on PGlite, where every write runs in this process. */
+  committed(agentId: string): void {
+    if (this.#database.listen === undefined) this.#tell(agentId);
   }
 
   /** Adds a listener; resolves once writes reach it, to a function that removes it. */

@@ -8,7 +8,8 @@ import { SlidingContextError } from '../errors/sliding-context-error.js';
  * and asks `fallback` for anything else. Without a fallback, every count asked for must be known.
  */
 export function storedCountCounter(options: {
-  readonly messages: ReadonlyMap<ModelMessage, TokenCount>;
+  /** The counts known, by message (a `Map`, or anything that gives them by message). */
+  readonly messages: { get(message: ModelMessage): TokenCount | undefined };
   readonly preamble?: TokenCount | undefined;
   readonly fallback?: TokenCounter | undefined;
 }): TokenCounter {

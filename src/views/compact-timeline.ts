@@ -3,7 +3,7 @@ import type { agentHistoryJson } from './agent-history-json.js';
 type AgentHistory = ReturnType<typeof agentHistoryJson>;
 
 /** An exchange row: 0, its number (null if hidden), title, tools, tokens, state, agent (index into `agents`), first seq, tool outputs cleared. */
-export type CompactExchangeRow = [0, number | null, string, string[], number, string, number, number, number];
+export type CompactExchangeRow = [0, number | null, string, readonly string[], number, string, number, number, number];
 /** An event row: 1, kind, label, agent (index into `agents`), seq, the fork's child name or id. */
 export type CompactEventRow = [1, string, string | null, number, number, string | null];
 
@@ -31,7 +31,8 @@ export function compactTimeline(history: AgentHistory) {
     }
     const state = row.pinned ? 'pinned' : row.inWindow ? 'in' : (row.outOfWindow ?? 'out');
     const clearedOutputs = row.index === null ? 0 : (cleared.get(row.index) ?? 0);
-    return [0, row.index, row.title, [...row.tools], row.tokens, state, indexOf(row.agentId), row.firstSeq, clearedOutputs];
+    // The row's own tools array, not a copy: a held history's unchanged rows keep their text (see KeptJsonText).
+    return [0, row.index, row.title, row.tools, row.tokens, state, indexOf(row.agentId), row.firstSeq, clearedOutputs];
   });
   const { agentId, provider, model, budgetTokens, totalTokens, pinnedTokens, evictedExchanges, summary } = history;
   const exchangeCount = history.exchanges.length;
@@ -40,6 +41,8 @@ export function compactTimeline(history: AgentHistory) {
 
 /** How many tool outputs the plan cleared in each exchange (by its number). */
 function clearedByExchange(history: AgentHistory): Map<number, number> {
+  // Most plans clear nothing: no span is made for each exchange then.
+  if (history.clearedToolOutputs.length === 0) return new Map();
   const spans = history.exchanges.flatMap((exchange) =>
     'firstMessage' in exchange && typeof exchange.firstMessage === 'number' && 'lastMessage' in exchange && typeof exchange.lastMessage === 'number'
       ? [{ index: exchange.index, first: exchange.firstMessage, last: exchange.lastMessage }]

@@ -1,9 +1,9 @@
 import { agentSettings, storedPreambleCount } from '../conversation/agent-settings.js';
 import type { ConversationStore } from '../conversation/conversation-store.js';
-import { type OutlinePlanOptions, planHistoryView } from '../conversation/exchange-history.js';
+import { type HeldPlanning, type OutlinePlanOptions, planHistoryView } from '../conversation/exchange-history.js';
 import { buildHistoryTimeline } from '../conversation/history-timeline.js';
-import { readHistoryOutline } from '../conversation/history-outline.js';
-import { readHistoryTimeline } from '../conversation/saved-history-timeline.js';
+import { type HistoryOutline, readHistoryOutline } from '../conversation/history-outline.js';
+import { type HistoryTimelineSource, readHistoryTimeline } from '../conversation/saved-history-timeline.js';
 import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
 import { agentHistoryJson } from './agent-history-json.js';
 
@@ -26,13 +26,33 @@ export const storedPlanOptions: PlanOptionsOf = (meta) => {
   });
 };
 
+/** What an agent's history view is drawn from: its outline and the timeline of its whole path, with its summaries and uncompacts. */
+export interface HistoryJsonSources {
+  readonly outline: HistoryOutline;
+  readonly timeline: HistoryTimelineSource;
+}
+
 /**
  * An agent's whole history as `history <agent> --json --all` prints it, read from the store
  * (nothing is saved beside it: a reader of a live store must not write).
  */
 export async function readAgentHistoryJson(store: ConversationStore, agentId: string, planOptions: PlanOptionsOf = storedPlanOptions) {
-  const [outline, source] = await Promise.all([readHistoryOutline(store, agentId), readHistoryTimeline(store, agentId)]);
-  const planned = await planHistoryView({ ...(await planOptions(outline.meta)), store, agentId, outline });
-  const rows = buildHistoryTimeline(agentId, source.entries, source.forks, planned.exchanges, source.summaries);
+  const [outline, timeline] = await Promise.all([readHistoryOutline(store, agentId), readHistoryTimeline(store, agentId)]);
+  return historyJsonFrom(store, agentId, { outline, timeline }, planOptions);
+}
+
+/**
+ * An agent's whole history as `history <agent> --json --all` prints it, planned from what was
+ * read of it; with a `planner` held from the agent's last plan, from what was added since.
+ */
+export async function historyJsonFrom(
+  store: ConversationStore,
+  agentId: string,
+  { outline, timeline }: HistoryJsonSources,
+  planOptions: PlanOptionsOf = storedPlanOptions,
+  planner?: HeldPlanning,
+) {
+  const planned = await planHistoryView({ ...(await planOptions(outline.meta)), store, agentId, outline, planner });
+  const rows = buildHistoryTimeline(agentId, timeline.entries, timeline.forks, planned.exchanges, timeline.summaries);
   return agentHistoryJson(agentId, planned, rows, { first: 0, count: rows.length, total: rows.length });
 }

@@ -54,3 +54,15 @@ export function pairParts(pairing: ToolPairing<UnansweredCall>, parts: ReturnTyp
   }
   return touched;
 }
+
+/** Index of the first exchange that starts at or after message `messageIndex` (the count of exchanges when none does), by halving. */
+export function firstExchangeFrom(exchanges: readonly { readonly firstMessage: number }[], messageIndex: number): number {
+  let low = 0;
+  let high = exchanges.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((exchanges[middle] as { firstMessage: number }).firstMessage >= messageIndex) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}

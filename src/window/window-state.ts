@@ -10,7 +10,7 @@ import {
   type TokenCount,
 } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { abortedGroups, type ExchangeRecord, pairParts, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
+import { abortedGroups, type ExchangeRecord, firstExchangeFrom, pairParts, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
 import { pinEventTarget } from '../message/pin-event.js';
 import { hoistedPinMessage, type PinAccount } from './pinned-message.js';
 import { exchangeHolding, PinLedger } from './_pin-ledger.js';
@@ -154,8 +154,28 @@ export class WindowState {
     };
   }
 
-  /** The cut the policy chooses over every exchange held. */
-  #policyCut(policy: WindowPolicy): number {
+  /**
+   * Places the cut where `planWindow` places it over the same messages when given
+   * `previousCutoff` and no `previousMessageCount` (a view that plans a stored history afresh
+   * from the cut kept for it), in time proportional to the exchanges held; the next `plan()`
+   * reports it so. For a planner that holds one state while the history grows.
+   */
+  placeCut(previousCutoff: number | null | undefined): void {
+    const policy = this.#policy;
+    const unpinned = this.#firstUnpinned;
+    // A cut past the end of what the model sees names no message now: it is dropped.
+    const dropped = previousCutoff !== undefined && previousCutoff !== null && previousCutoff > this.#messages.length;
+    const cutoff = dropped ? undefined : (previousCutoff ?? undefined);
+    const previousCut = cutoff === undefined ? undefined : Math.max(0, firstExchangeFrom(this.#exchanges, cutoff) - unpinned);
+    // A clear or rewind may have left the cut past the exchanges held, where it counts none.
+    this.#firstInWindow = Math.min(this.#firstInWindow, Math.max(this.#exchanges.length, unpinned));
+    this.#moveCut(this.#policyCut(policy, previousCut), [], []);
+    const previousExchange = previousCut === undefined ? undefined : previousCut + unpinned;
+    this.#cutContext = { policy, previousExchange, previousCutoff: cutoff, dropped, sharedMessages: undefined };
+  }
+
+  /** The cut the policy chooses over every exchange held (a `cache-aware` one from `previousCut`). */
+  #policyCut(policy: WindowPolicy, previousCut?: number): number {
     const pinned = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
     const messagesOf = (exchange: ExchangeRecord) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groupCounts.size;
     return chooseCut(policy, {
@@ -166,6 +186,7 @@ export class WindowState {
       fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0) + this.#pinLedger.messages,
       fixedExchanges: this.#firstUnpinned,
       budgetTokens: this.#budgetTokens,
+      previousCut,
     }) + this.#firstUnpinned;
   }
 
