@@ -1,4 +1,5 @@
 import type { ModelMessage } from '../../message/message.js';
+import { frozenMessageCopy } from '../../conversation/same-message-content.js';
 import { messageFromPrompt, type PromptMessage } from './language-model-prompt.js';
 import { plainSnapshot, sameAsSnapshot } from './plain-value-snapshot.js';
 
@@ -37,7 +38,9 @@ export class PromptConversions {
     const neutral = from.neutral.slice(0, length);
     for (let index = length; index < prompt.length; index++) {
       const message = prompt[index] as PromptMessage;
-      neutral.push(messageFromPrompt(message, index));
+      const converted = messageFromPrompt(message, index);
+      // Frozen: sent again unchanged, the registry compares it with what it holds at once.
+      neutral.push(converted && frozenMessageCopy(converted));
       snapshots.push(plainSnapshot(message));
     }
     return { messages: neutral.filter((message) => message !== undefined), converted: { snapshots, neutral } };
