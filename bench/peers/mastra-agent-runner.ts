@@ -7,7 +7,8 @@
  */
 import { Agent } from '@mastra/core/agent';
 import {
-  type ProcessAPIErrorArgs, type ProcessInputArgs, type ProcessInputStepArgs, type ProcessLLMRequestArgs, type ProcessLLMResponseArgs, TokenLimiterProcessor,
+  type ProcessAPIErrorArgs, type ProcessInputArgs, type ProcessInputStepArgs, type ProcessLLMRequestArgs, type ProcessLLMResponseArgs, type ProcessOutputStreamArgs,
+  TokenLimiterProcessor,
 } from '@mastra/core/processors';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
@@ -70,10 +71,14 @@ class TimedSlidingContext extends SlidingContextProcessor {
   override processAPIError(args: ProcessAPIErrorArgs) {
     return this.clock.time(() => super.processAPIError(args));
   }
+
+  override processOutputStream(args: ProcessOutputStreamArgs) {
+    return this.clock.time(() => super.processOutputStream(args));
+  }
 }
 
 /** The coding agent with the given processor: Mastra's model router on the session server. */
-function codingAgent(context: RunnerContext, processors: Pick<ConstructorParameters<typeof Agent>[0], 'inputProcessors' | 'errorProcessors' | 'maxProcessorRetries'>) {
+function codingAgent(context: RunnerContext, processors: Pick<ConstructorParameters<typeof Agent>[0], 'inputProcessors' | 'outputProcessors' | 'errorProcessors' | 'maxProcessorRetries'>) {
   return new Agent({
     id: 'coding-agent',
     name: 'coding-agent',
@@ -109,13 +114,13 @@ export function mastraTokenLimiter(context: RunnerContext): SessionRunner {
 
 /**
  * Ours for Mastra: the processor from `sliding-context/mastra` in place of the TokenLimiterProcessor,
- * in the same agent and loop, as the README shows it (input and error processors), on a PGlite store
+ * in the same agent and loop, as the README shows it (input, output and error processors), on a PGlite store
  * opened before the first turn. The budget is the whole request's: the processor counts the tools.
  */
 export async function mastraSlidingContext(context: RunnerContext): Promise<SessionRunner> {
   const store = await HistoryStore.open({ dataDir: context.dataDir });
   const processor = new TimedSlidingContext({ store, conversationId: context.conversationId, budgetTokens: context.budgetTokens });
-  const agent = codingAgent(context, { inputProcessors: [processor], errorProcessors: [processor], maxProcessorRetries: 3 });
+  const agent = codingAgent(context, { inputProcessors: [processor], outputProcessors: [processor], errorProcessors: [processor], maxProcessorRetries: 3 });
   return appLoop('Mastra + sliding-context processor (ours)', agent, {
     takeHookMs: () => processor.clock.take(),
     close: async () => {

@@ -24,7 +24,7 @@ function host(preview: readonly string[]) {
     state: () => state,
     summary: () => undefined,
     positionOf: (index) => ({ agentId: 'agent', seq: index + 1 }),
-    recordSummary: () => {
+    recordRange: () => {
       recorded++;
       return Promise.resolve();
     },

@@ -6,7 +6,7 @@ import { HistoryStore } from '../store/history-store.js';
 import { bytesPerTokenCounter } from '../tokens/bytes-per-token-counter.js';
 import { ConversationRegistry } from './conversation-registry.js';
 import { messageFingerprint } from './find-conversation-by-prefix.js';
-import { copyMessageContent, sameMessageContent } from './same-message-content.js';
+import { copyMessageContent, frozenMessageCopy, sameMessageContent } from './same-message-content.js';
 
 let store: HistoryStore;
 beforeAll(async () => {
@@ -39,6 +39,10 @@ describe('message comparison', () => {
       const [left, right] = [a as ModelMessage, b as ModelMessage];
       expect(sameMessageContent(left, right)).toBe(messageFingerprint(left) === messageFingerprint(right));
       expect(sameMessageContent(left, copyMessageContent(left))).toBe(true);
+      const frozen = frozenMessageCopy(left);
+      expect(frozen).toEqual(left);
+      expect(copyMessageContent(frozen)).toBe(frozen);
+      expect(sameMessageContent(frozen, right)).toBe(messageFingerprint(left) === messageFingerprint(right));
       expect(sameMessageContent({ ...left, providerOptions: { openai: { itemId: 'x' } } }, right)).toBe(messageFingerprint(left) === messageFingerprint(right));
     }));
   });

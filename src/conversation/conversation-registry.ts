@@ -4,7 +4,7 @@ import type { ConversationStore } from './conversation-store.js';
 import { type ConversationPlacement, findConversationByPrefix, placeAfterMatch, type PrefixStore } from './find-conversation-by-prefix.js';
 import { copyMessageContent, sharedMessagePrefixLength } from './same-message-content.js';
 import { applyEvents } from '../message/apply-events.js';
-import { newMessagesByUserTurns } from './new-messages-by-user-turns.js';
+import { newMessagesAfterSharedTurn, newMessagesByUserTurns } from './new-messages-by-user-turns.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
 import type { WireFormat } from '../providers/wire-format-names.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -70,6 +70,12 @@ export class ConversationRegistry {
   readonly #store: RegistryStore;
   readonly #settings: RegistrySettings;
   readonly #open = new Map<string, Open>();
+  /**
+   * The agent each name this registry placed a call under went to (`byName` when the name is the
+   * agent's name, not its id): later calls under that name find it without listing the agents,
+   * a read that grows with the whole store. A fork made here moves the name, here and in the store.
+   */
+  readonly #named = new Map<string, { readonly agentId: string; readonly byName: boolean }>();
 
   constructor(store: RegistryStore, settings: RegistrySettings) {
     this.#store = store;
@@ -108,7 +114,7 @@ export class ConversationRegistry {
     else if (extended !== undefined) {
       kept = this.#open.get(extended)?.known.length ?? 0;
       placement = { agentId: extended, toAppend: messages.slice(kept), placed: 'continued' };
-    } else placement = await placeAfterMatch(this.#store, await findConversationByPrefix(this.#store, messages), messages, create);
+    } else ({ placement, kept } = await this.#placeByPrefix(messages, create));
     const before = this.#open.get(placement.agentId);
     let open = before;
     if (open?.callKey !== callKey) {
@@ -137,6 +143,32 @@ export class ConversationRegistry {
   }
 
   /**
+   * An unnamed call that extends no open conversation, placed by the prefix rule. With a history
+   * that comes back reshaped, a call that diverges from a conversation only after its latest
+   * question, and asks a new one, continues it from that new question instead of forking it.
+   */
+  async #placeByPrefix(messages: readonly ModelMessage[], create: () => Promise<string>): Promise<{ placement: ConversationPlacement; kept: number }> {
+    const reshaped = this.#settings.historyReshaped === true;
+    const asked = (toAppend: ModelMessage[] | undefined) => toAppend !== undefined && toAppend.length > 0;
+    if (reshaped) {
+      let best: { agentId: string; shared: number; toAppend: ModelMessage[] } | undefined;
+      for (const [agentId, open] of this.#open) {
+        const shared = sharedMessagePrefixLength(open.known, messages);
+        const toAppend = newMessagesAfterSharedTurn(open.known, messages, shared);
+        if (asked(toAppend) && shared > (best?.shared ?? 0)) best = { agentId, shared, toAppend: toAppend ?? [] };
+      }
+      if (best) return { placement: { agentId: best.agentId, toAppend: best.toAppend, placed: 'continued' }, kept: best.shared };
+    }
+    const match = await findConversationByPrefix(this.#store, messages);
+    if (reshaped && match && match.shared < match.storedLength) {
+      const visible = applyEvents((await this.#store.history(match.agentId)).map((row) => row.message));
+      const toAppend = newMessagesAfterSharedTurn(visible, messages, match.shared);
+      if (asked(toAppend)) return { placement: { agentId: match.agentId, toAppend: toAppend ?? [], placed: 'continued' }, kept: 0 };
+    }
+    return { placement: await placeAfterMatch(this.#store, match, messages, create), kept: 0 };
+  }
+
+  /**
    * A named conversation: made (and named) on first use; a request that diverges from it forks it,
    * and the name moves to the fork. An agent's id names it too (a divergence then forks it, unnamed).
    */
@@ -145,27 +177,37 @@ export class ConversationRegistry {
     messages: readonly ModelMessage[],
     create: () => Promise<string>,
   ): Promise<{ placement: ConversationPlacement; kept: number }> {
-    const agents = await this.#store.listAgents();
-    const agent = agents.find((summary) => summary.name === name) ?? agents.find((summary) => summary.agentId === name);
+    const agent = this.#named.get(name) ?? await this.#storedAgentNamed(name);
     if (!agent) {
       const agentId = await create();
       await this.#store.renameAgent(agentId, name);
+      this.#named.set(name, { agentId, byName: true });
       return { placement: { agentId, toAppend: messages, placed: 'created' }, kept: 0 };
     }
     const open = this.#open.get(agent.agentId);
     const visible = open?.known ?? applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message));
     const match = { agentId: agent.agentId, shared: sharedMessagePrefixLength(visible, messages), storedLength: visible.length };
+    this.#named.set(name, agent);
     if (this.#settings.historyReshaped && match.shared < match.storedLength) {
-      const stored = applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message));
-      return { placement: { agentId: agent.agentId, toAppend: newMessagesByUserTurns(stored, messages), placed: 'continued' }, kept: 0 };
+      const toAppend = (open && newMessagesAfterSharedTurn(open.known, messages, match.shared))
+        ?? newMessagesByUserTurns(applyEvents((await this.#store.history(agent.agentId)).map((row) => row.message)), messages);
+      return { placement: { agentId: agent.agentId, toAppend, placed: 'continued' }, kept: open ? match.shared : 0 };
     }
     const placement = await placeAfterMatch(this.#store, match, messages, create);
-    if (placement.placed === 'forked' && agent.name === name) {
+    if (placement.placed === 'forked' && agent.byName) {
       await this.#store.renameAgent(agent.agentId, null);
       await this.#store.renameAgent(placement.agentId, name);
+      this.#named.set(name, { agentId: placement.agentId, byName: true });
     }
     const kept = open && placement.placed === 'continued' && placement.agentId === agent.agentId ? match.shared : 0;
     return { placement, kept };
+  }
+
+  /** The stored agent a name names: the first agent of that name, else the agent of that id. */
+  async #storedAgentNamed(name: string): Promise<{ agentId: string; byName: boolean } | undefined> {
+    const agents = await this.#store.listAgents();
+    const agent = agents.find((summary) => summary.name === name) ?? agents.find((summary) => summary.agentId === name);
+    return agent && { agentId: agent.agentId, byName: agent.name === name };
   }
 
   async #openConversation(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../message/message.js';
-import { newMessagesByUserTurns } from './new-messages-by-user-turns.js';
+import { newMessagesAfterSharedTurn, newMessagesByUserTurns } from './new-messages-by-user-turns.js';
 
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });
 const assistant = (text: string): ModelMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -29,5 +29,23 @@ describe('newMessagesByUserTurns', () => {
     expect(newMessagesByUserTurns(stored, [system, user('elsewhere')])).toEqual([user('elsewhere')]);
     expect(newMessagesByUserTurns([], [system, user('first')])).toEqual([system, user('first')]);
     expect(newMessagesByUserTurns(stored, [system, user('one'), user('two')])).toEqual([]);
+  });
+});
+
+describe('newMessagesAfterSharedTurn', () => {
+  const known = [system, user('one'), assistant('done one'), user('two'), call('a'), result('a'), assistant('done two')];
+  const mergedTwo: ModelMessage = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'lookup', input: {} }, { type: 'text', text: 'done two' }] };
+
+  it('takes the request from its next question when it differs only after the latest question held, as the stored history would', () => {
+    const sent = [system, user('one'), assistant('done one'), user('two'), mergedTwo, result('a'), user('three'), assistant('x')];
+    expect(newMessagesAfterSharedTurn(known, sent, 4)).toEqual([user('three'), assistant('x')]);
+    expect(newMessagesAfterSharedTurn(known, sent, 4)).toEqual(newMessagesByUserTurns(known, sent));
+    expect(newMessagesAfterSharedTurn(known, [system, user('one'), assistant('done one'), user('two'), mergedTwo, result('a')], 4)).toEqual([]);
+  });
+
+  it('gives nothing when the difference lies before the latest question held, or no question is shared', () => {
+    const edited = [system, user('one'), assistant('another one'), user('two'), assistant('done two'), user('three')];
+    expect(newMessagesAfterSharedTurn(known, edited, 2)).toBeUndefined();
+    expect(newMessagesAfterSharedTurn(known, [system, user('zero')], 1)).toBeUndefined();
   });
 });

@@ -26,3 +26,19 @@ export function newMessagesByUserTurns(stored: readonly Message[], sent: readonl
   }
   return stored.length === 0 ? sent.slice() : sent.filter((message) => message.role !== 'system');
 }
+
+/**
+ * {@link newMessagesByUserTurns} in memory, for a request that shares its first `shared` messages
+ * with `known` (what the conversation holds, in order): when the last user message among them is
+ * also the last one `known` holds, the turns before it align, and what is new starts at the
+ * request's next user message. `undefined` otherwise (no user message shared, or `known` holds
+ * later turns): the stored history is then needed.
+ */
+export function newMessagesAfterSharedTurn(known: readonly ModelMessage[], sent: readonly ModelMessage[], shared: number): ModelMessage[] | undefined {
+  if (known.slice(shared).some((message) => message.role === 'user')) return undefined;
+  let start = shared - 1;
+  while (start >= 0 && sent[start]?.role !== 'user') start--;
+  if (start < 0) return undefined;
+  const next = sent.findIndex((message, index) => index > start && message.role === 'user');
+  return next === -1 ? [] : sent.slice(next);
+}

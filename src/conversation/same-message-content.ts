@@ -74,10 +74,41 @@ function copiedValue(value: unknown): unknown {
   return copy;
 }
 
+/** Messages {@link frozenMessageCopy} made: nothing can change them, so they are kept as they are. */
+const frozenCopies = new WeakSet<object>();
+
 /**
  * A copy of a message that compares as it does, kept by whoever remembers what a conversation
- * holds: a caller that later changes its own message object in place changes nothing here.
+ * holds: a caller that later changes its own message object in place changes nothing here. A
+ * message {@link frozenMessageCopy} made is its own copy: the same object then compares at once.
  */
 export function copyMessageContent(message: ModelMessage): ModelMessage {
+  if (frozenCopies.has(message)) return message;
   return Object.freeze(copiedValue(message)) as ModelMessage;
+}
+
+/**
+ * A deep copy of a message, every object and array of it frozen, provider options and ids kept:
+ * held and sent again by an integration that converts a prompt once, it is remembered as it is
+ * ({@link copyMessageContent}), so the next call that sends it again compares it at once. A
+ * message holding anything but plain objects, arrays and primitives (bytes, a class instance) is
+ * copied as far as it can be and not taken for unchanging.
+ */
+export function frozenMessageCopy(message: ModelMessage): ModelMessage {
+  let plain = true;
+  const frozen = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return Object.freeze(value.map(frozen));
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) {
+      plain = false;
+      return value;
+    }
+    const copy: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) copy[key] = frozen(inner);
+    return Object.freeze(copy);
+  };
+  const copy = frozen(message) as ModelMessage;
+  if (plain) frozenCopies.add(copy);
+  return copy;
 }

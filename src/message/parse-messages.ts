@@ -32,6 +32,17 @@ export function parseMessages(input: unknown, root = 'messages'): Message[] {
   return result.data;
 }
 
+/**
+ * Validates untrusted input as one neutral message; errors name its fields from `root`
+ * (`prompt[3].content[1].toolCallId: expected string`).
+ * @throws SlidingContextError `INVALID_MESSAGE`.
+ */
+export function parseMessage(input: unknown, root: string): Message {
+  const result = messageSchema.safeParse(input, { reportInput: true });
+  if (!result.success) throw toError(root, result.error, 'message');
+  return result.data;
+}
+
 /** Validates untrusted input as tool definitions (`{ name, description?, inputSchema }`). */
 export function parseToolDefinitions(input: unknown, root = 'tools'): ToolDefinition[] {
   const result = toolsSchema.safeParse(input, { reportInput: true });

@@ -3,7 +3,7 @@ import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { isUrl } from '../../message/data-url.js';
 import { isRecord } from '../../message/is-record.js';
 import type { ModelMessage, ProviderOptions, ToolResultOutput } from '../../message/message.js';
-import { parseMessages } from '../../message/parse-messages.js';
+import { parseMessage, parseMessages } from '../../message/parse-messages.js';
 
 /**
  * The AI SDK's language-model prompt (what a middleware sees as `params.prompt`), in the two
@@ -111,23 +111,30 @@ function partFrom(part: unknown, role: string, where: string): Part {
 const isCustom = (part: unknown) => isRecord(part) && part.type === 'custom';
 
 /**
- * The neutral messages of a language-model prompt (either version). Custom parts are left out.
+ * The neutral message of the prompt's message at `index` (either version), custom parts left out;
+ * `undefined` for a message of custom parts alone (provider metadata an answer carried, nothing
+ * the model reads).
  * @throws SlidingContextError `NOT_SUPPORTED` naming the message and part that cannot be carried
- * (a provider file reference, a tool approval, a custom part), `INVALID_MESSAGE` for a malformed one.
+ * (a provider file reference, a tool approval), `INVALID_MESSAGE` for a malformed one.
+ */
+export function messageFromPrompt(message: PromptMessage, index: number): ModelMessage | undefined {
+  const where = `prompt[${index}]`;
+  const options = withOptions(message.providerOptions);
+  if (message.role === 'system') return parseMessage({ role: 'system', content: String(message.content), ...options }, where) as ModelMessage;
+  if (!Array.isArray(message.content)) throw refuse(where, `a ${message.role} message whose content is not a list of parts`);
+  const content = (message.content as unknown[])
+    .map((part, partIndex) => (isCustom(part) ? undefined : partFrom(part, message.role, `${where}.content[${partIndex}]`)))
+    .filter((part) => part !== undefined);
+  if (content.length === 0 && message.content.length > 0) return undefined;
+  return parseMessage({ role: message.role, content, ...options }, where) as ModelMessage;
+}
+
+/**
+ * The neutral messages of a language-model prompt (either version), by {@link messageFromPrompt}.
+ * @throws SlidingContextError as {@link messageFromPrompt} does.
  */
 export function messagesFromPrompt(prompt: readonly PromptMessage[]): ModelMessage[] {
-  const messages = prompt.map((message, index) => {
-    const where = `prompt[${index}]`;
-    const options = withOptions(message.providerOptions);
-    if (message.role === 'system') return { role: 'system', content: String(message.content), ...options };
-    if (!Array.isArray(message.content)) throw refuse(where, `a ${message.role} message whose content is not a list of parts`);
-    const content = (message.content as unknown[])
-      .map((part, partIndex) => (isCustom(part) ? undefined : partFrom(part, message.role, `${where}.content[${partIndex}]`)))
-      .filter((part) => part !== undefined);
-    // A message of custom parts alone carried provider metadata, nothing the model reads.
-    return content.length === 0 && message.content.length > 0 ? undefined : { role: message.role, content, ...options };
-  });
-  return parseMessages(messages.filter((message) => message !== undefined)) as ModelMessage[];
+  return prompt.map(messageFromPrompt).filter((message) => message !== undefined);
 }
 
 function fileData(data: string, version: SpecificationVersion): unknown {

@@ -8,7 +8,8 @@ import type { HistoryStore } from '../../store/history-store.js';
 import type { ModelBudgetOverrides } from '../../window/model-budget.js';
 import type { WindowPolicy } from '../../window/window-policy.js';
 import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
-import { assistantFromContent, messagesFromPrompt, messagesToPrompt, type PromptMessage, type SpecificationVersion } from './language-model-prompt.js';
+import { assistantFromContent, messagesToPrompt, type PromptMessage, type SpecificationVersion } from './language-model-prompt.js';
+import { PromptConversions } from './prompt-conversions.js';
 import { usageOfAiSdk } from './usage-of-ai-sdk.js';
 import type { RecallOptions } from '../../conversation/recall-tools.js';
 import { RecallCalls, type RecallToolSet } from '../recall-tool-set.js';
@@ -112,6 +113,7 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
   const version = (options.specificationVersion ?? 'v4') as V;
   let opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
   const counters = new TokenCounterCache();
+  const conversions = new PromptConversions();
   let queue: Promise<unknown> = Promise.resolve();
   const recall = new RecallCalls();
 
@@ -131,13 +133,18 @@ export function slidingContext<V extends SpecificationVersion = 'v4'>(options: S
   };
 
   const place = async (params: CallParams, model: { provider: string; modelId: string }): Promise<PlacedCall> => {
-    const messages = messagesFromPrompt(params.prompt);
     const provider = providerName(model.provider);
     const counter = await counters.counterFor({ provider, model: model.modelId });
     const { registry } = await open();
-    return serially(() => registry.place(messages, {
-      provider, model: model.modelId, counter, tools: toolDefinitions(params.tools), name: conversationIdOf(params.providerOptions) ?? options.conversationId,
-    }));
+    return serially(async () => {
+      // Converted in turn with the placements: only what the conversation placed last did not hold.
+      const prompt = conversions.convert(params.prompt);
+      const placed = await registry.place(prompt.messages, {
+        provider, model: model.modelId, counter, tools: toolDefinitions(params.tools), name: conversationIdOf(params.providerOptions) ?? options.conversationId,
+      });
+      conversions.remember(placed.conversation.agentId, prompt);
+      return placed;
+    });
   };
   const windowed = <P extends CallParams>(params: P, request: unknown): P => {
     const { messages } = request as { messages: ModelMessage[] };

@@ -1,6 +1,7 @@
 import { TokenCounterCache } from '../../tokens/token-counter-cache.js';
 import type {
-  ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessInputStepArgs, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs, Processor,
+  ProcessAPIErrorArgs, ProcessAPIErrorResult, ProcessInputStepArgs, ProcessLLMRequestArgs, ProcessLLMRequestResult, ProcessLLMResponseArgs,
+  ProcessOutputStreamArgs, Processor,
 } from '@mastra/core/processors';
 import type { ConversationEvent } from '../../conversation/conversation.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
@@ -9,9 +10,10 @@ import type { IntegrationOptions } from '../integration-options.js';
 import { defaultDataDir } from '../../store/default-data-dir.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { ConversationRegistry, type PlacedCall } from '../../conversation/conversation-registry.js';
-import { messagesFromPrompt, messagesToPrompt } from '../ai-sdk/language-model-prompt.js';
+import { messagesToPrompt } from '../ai-sdk/language-model-prompt.js';
+import { PromptConversions } from '../ai-sdk/prompt-conversions.js';
 import { type EventLogger, reportMastraEvents } from './mastra-events.js';
-import { stepAnswerFromChunks } from './mastra-step-answer.js';
+import { type StepAnswer, stepAnswerFromChunks } from './mastra-step-answer.js';
 import { mastraToolDefinitions } from './mastra-tool-definitions.js';
 import type { RecallOptions } from '../../conversation/recall-tools.js';
 import { RecallCalls, type RecallToolSet } from '../recall-tool-set.js';
@@ -24,6 +26,12 @@ interface StepState {
   tools: ToolDefinition[] | undefined;
   placed?: PlacedCall;
   sentTokens?: number | undefined;
+  /** The chunks the step streamed so far, seen as an output processor: what an aborted step answered. */
+  streamed?: { type: string; payload: unknown }[];
+  /** Set once the step's answer is stored (at its end, or when the run is aborted). */
+  answered?: boolean;
+  /** Stops watching the run's abort signal for this step. */
+  unwatch?: () => void;
 }
 
 /** Mastra's request-context key of the memory thread (`MASTRA_THREAD_ID_KEY`). */
@@ -32,11 +40,19 @@ const THREAD_ID_KEY = 'mastra__threadId';
 /** Our provider name for an AI SDK provider id (`openai.chat`, `anthropic.messages`, …). */
 const providerName = (provider: string) => provider.split('.')[0] ?? provider;
 
-/** The thread a call runs in: the request context's, else the one `generate`/`stream` was given (`memory.thread`). */
+/**
+ * The thread a call runs in: the request context's, else the one `generate`/`stream` was given
+ * (`memory.thread`), which the message list holds. Its `memoryInfo` field (null without a thread)
+ * is read where Mastra 1.x has it: `serialize()` copies every message, on every call.
+ */
 function threadOf(args: Pick<ProcessLLMRequestArgs, 'requestContext' | 'messageList'>): string | undefined {
   const fromContext = args.requestContext?.get(THREAD_ID_KEY);
   if (typeof fromContext === 'string' && fromContext !== '') return fromContext;
-  const threadId = args.messageList?.serialize().memoryInfo?.threadId;
+  const list = args.messageList;
+  if (!list) return undefined;
+  const fields = list as unknown as { readonly memoryInfo?: { readonly threadId?: unknown } | null };
+  const memoryInfo = Object.hasOwn(fields, 'memoryInfo') ? fields.memoryInfo : list.serialize().memoryInfo;
+  const threadId = memoryInfo?.threadId;
   return typeof threadId === 'string' && threadId !== '' ? threadId : undefined;
 }
 
@@ -56,6 +72,7 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
   readonly #options: SlidingContextProcessorOptions;
   readonly #steps = new WeakMap<object, StepState>();
   readonly #counters = new TokenCounterCache();
+  readonly #conversions = new PromptConversions();
   readonly #events: ConversationEvent[] = [];
   #logger: EventLogger | undefined;
   #opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
@@ -89,14 +106,17 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
     const provider = providerName(model.provider);
     const counter = await this.#counters.counterFor({ provider, model: model.modelId });
     const { registry } = await this.#open();
-    const messages = messagesFromPrompt(args.prompt);
     const name = threadOf(args) ?? this.#options.conversationId;
     try {
       return await this.#serially(async () => {
-        const placed = await registry.place(messages, { provider, model: model.modelId, counter, tools: step.tools, name });
+        const prompt = this.#conversions.convert(args.prompt);
+        const placed = await registry.place(prompt.messages, { provider, model: model.modelId, counter, tools: step.tools, name });
+        this.#conversions.remember(placed.conversation.agentId, prompt);
         const { report } = await placed.conversation.request();
         step.placed = placed;
         step.sentTokens = report.calibrated.tokens;
+        step.streamed = [];
+        this.#storeWhenAborted(step, args);
         const version = model.specificationVersion === 'v4' ? 'v4' : 'v3';
         return { prompt: messagesToPrompt(report.messages, version) as ProcessLLMRequestArgs['prompt'] };
       });
@@ -107,22 +127,58 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
 
   /** Stores the answer and learns from the usage it reported. */
   async processLLMResponse(args: ProcessLLMResponseArgs): Promise<undefined> {
-    const placed = this.#steps.get(args.state)?.placed;
-    if (!placed || args.fromCache) return undefined;
-    const answer = stepAnswerFromChunks(args.chunks);
+    const step = this.#steps.get(args.state);
+    step?.unwatch?.();
+    if (!step?.placed || step.answered || args.fromCache) return undefined;
+    step.answered = true;
     try {
-      await this.#serially(async () => {
-        if (answer.message) {
-          await placed.conversation.append([answer.message]);
-          placed.stored(answer.message);
-          this.#recall.noteAnswer(answer.message, placed.conversation.agentId);
-        }
-        await placed.conversation.endTurn({ usage: answer.usage });
-      });
+      await this.#storeAnswer(step.placed, stepAnswerFromChunks(args.chunks));
     } finally {
       await reportMastraEvents(this.#events, this.#loggerOf(args), args.writer);
     }
     return undefined;
+  }
+
+  /**
+   * Listed among the output processors too, the processor sees each chunk a step streams, and
+   * passes it on unchanged: when the run is aborted (Mastra then skips `processLLMResponse`),
+   * what the step streamed so far is stored as its answer, marked interrupted.
+   */
+  processOutputStream(args: ProcessOutputStreamArgs): Promise<ProcessOutputStreamArgs['part']> {
+    const step = this.#steps.get(args.state);
+    const { part } = args;
+    if (step?.streamed && !step.answered) step.streamed.push({ type: part.type, payload: 'payload' in part ? part.payload : undefined });
+    return Promise.resolve(part);
+  }
+
+  /** When the run's abort signal fires before the step's answer is stored: stores what it streamed. */
+  #storeWhenAborted(step: StepState, args: ProcessLLMRequestArgs): void {
+    const { abortSignal: signal } = args;
+    const { placed } = step;
+    step.unwatch?.();
+    if (!signal || !placed) return;
+    const onAbort = () => {
+      if (step.answered) return;
+      step.answered = true;
+      const logger = this.#loggerOf(args);
+      this.#storeAnswer(placed, stepAnswerFromChunks(step.streamed ?? []))
+        .catch((error: unknown) => logger?.warn(`sliding-context: the aborted step's answer was not stored: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => void reportMastraEvents(this.#events, logger, undefined));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    step.unwatch = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** Stores a step's answer (when it has one) and ends the turn with its usage. */
+  #storeAnswer(placed: PlacedCall, answer: StepAnswer): Promise<void> {
+    return this.#serially(async () => {
+      if (answer.message) {
+        await placed.conversation.append([answer.message]);
+        placed.stored(answer.message);
+        this.#recall.noteAnswer(answer.message, placed.conversation.agentId);
+      }
+      await placed.conversation.endTurn({ usage: answer.usage });
+    });
   }
 
   /** A context-overflow answer: the window is cut to what the provider's figures show fits, and the step retried. */
@@ -153,8 +209,9 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
     return this.#recall.tools(async () => (await this.#open()).store, options);
   }
 
-  /** Closes the store the processor opened from `dataDir` (a `store` given stays open). */
+  /** Closes the store the processor opened from `dataDir` (a `store` given stays open), once the work queued is done. */
   async close(): Promise<void> {
+    await this.#queue;
     const opened = this.#opened;
     this.#opened = undefined;
     if (!opened || this.#options.store) return;

@@ -1,0 +1,62 @@
+/**
+ * Snapshots of plain data (what a framework's prompt is made of) and their comparison, for a cache
+ * of conversions keyed by the input: a caller that later changes its own objects in place changes
+ * nothing in a snapshot, and a snapshot compares equal to a value only when converting either one
+ * gives the same result.
+ */
+
+/** A snapshot of a value no snapshot can be taken of (a class instance): equal to nothing. */
+const OPAQUE = Symbol('opaque');
+
+const isPlainObject = (value: object) => {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/**
+ * A frozen copy of plain data: objects and arrays copied, bytes copied, a URL or a Date kept as
+ * a copy; strings are shared (they cannot change). Anything else becomes a marker equal to nothing.
+ */
+export function plainSnapshot(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(plainSnapshot));
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  if (value instanceof URL) return new URL(value.href);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (!isPlainObject(value)) return OPAQUE;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) copy[key] = plainSnapshot(inner);
+  return Object.freeze(copy);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/**
+ * Whether `value` is what `snapshot` was taken of, unchanged: same keys (in any order), equal
+ * leaves. Identical objects and strings compare at once, so a prompt rebuilt around the same
+ * strings compares in time proportional to its number of objects, not its text.
+ */
+export function sameAsSnapshot(snapshot: unknown, value: unknown): boolean {
+  if (snapshot === value) return snapshot !== OPAQUE;
+  if (snapshot === null || value === null || typeof snapshot !== 'object' || typeof value !== 'object') return false;
+  if (Array.isArray(snapshot)) {
+    if (!Array.isArray(value) || snapshot.length !== value.length) return false;
+    for (let index = 0; index < snapshot.length; index++) if (!sameAsSnapshot(snapshot[index], value[index])) return false;
+    return true;
+  }
+  if (snapshot instanceof Uint8Array) return value instanceof Uint8Array && sameBytes(snapshot, value);
+  if (snapshot instanceof URL) return value instanceof URL && snapshot.href === value.href;
+  if (snapshot instanceof Date) return value instanceof Date && snapshot.getTime() === value.getTime();
+  if (Array.isArray(value) || !isPlainObject(value)) return false;
+  const record = value as Record<string, unknown>;
+  let keys = 0;
+  for (const key in snapshot) {
+    if (!Object.hasOwn(record, key) || !sameAsSnapshot((snapshot as Record<string, unknown>)[key], record[key])) return false;
+    keys++;
+  }
+  return keys === Object.keys(record).length;
+}
