@@ -7,7 +7,8 @@
  */
 import { Agent } from '@mastra/core/agent';
 import {
-  type ProcessAPIErrorArgs, type ProcessInputArgs, type ProcessInputStepArgs, type ProcessLLMRequestArgs, type ProcessLLMResponseArgs, type ProcessOutputStreamArgs,
+  type ProcessAPIErrorArgs, type ProcessInputArgs, type ProcessInputStepArgs, type ProcessLLMRequestArgs, type ProcessLLMResponseArgs,
+  type ProcessOutputStreamArgs,
   TokenLimiterProcessor,
 } from '@mastra/core/processors';
 import { createTool } from '@mastra/core/tools';

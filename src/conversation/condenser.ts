@@ -162,7 +162,8 @@ export class Condenser {
       host.emit({ type: 'summary-created', summarizer, coveredExchanges, tokensBefore, tokensAfter: host.state().totalTokens, cost: result.cost });
     }
     const after = dryRun ? tokensAfter : host.state().totalTokens;
-    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, fallback: null, fallbackDetail: null, fallbackTo: null, dropped, ...(pins ? { pins } : {}) };
+    const used = { fallback: null, fallbackDetail: null, fallbackTo: null, dropped, ...(pins ? { pins } : {}) };
+    return { summary: result.text, coveredExchanges, tokensBefore, tokensAfter: after, ...used };
   }
 }
 

@@ -109,7 +109,7 @@ export class ConversationRegistry {
     };
     let placement: ConversationPlacement;
     // How many leading messages of the call the open conversation holds already, checked equal: kept, not copied again.
-    let kept = 0;
+    let kept: number;
     if (call.name !== undefined) ({ placement, kept } = await this.#placeNamed(call.name, messages, create));
     else if (extended !== undefined) {
       kept = this.#open.get(extended)?.known.length ?? 0;

@@ -338,7 +338,8 @@ export class Conversation {
     const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost, { throughMessage, focus: options.focus });
     if (result) return result;
     const tokens = this.#state.plan().totalTokens;
-    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, fallback: null, fallbackDetail: null, fallbackTo: null, dropped: [] };
+    const nothing = { fallback: null, fallbackDetail: null, fallbackTo: null, dropped: [] };
+    return { summary: null, coveredExchanges: 0, tokensBefore: tokens, tokensAfter: tokens, ...nothing };
   }
 
   /**

@@ -95,13 +95,13 @@ export function copyMessageContent(message: ModelMessage): ModelMessage {
  * copied as far as it can be and not taken for unchanging.
  */
 export function frozenMessageCopy(message: ModelMessage): ModelMessage {
-  let plain = true;
+  const found = { plain: true };
   const frozen = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return Object.freeze(value.map(frozen));
     const prototype: unknown = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) {
-      plain = false;
+      found.plain = false;
       return value;
     }
     const copy: Record<string, unknown> = {};
@@ -109,6 +109,6 @@ export function frozenMessageCopy(message: ModelMessage): ModelMessage {
     return Object.freeze(copy);
   };
   const copy = frozen(message) as ModelMessage;
-  if (plain) frozenCopies.add(copy);
+  if (found.plain) frozenCopies.add(copy);
   return copy;
 }

@@ -44,7 +44,9 @@ describe('snapshots of plain values', () => {
     value.part.url.pathname = '/a';
     expect(sameAsSnapshot(snapshot, value)).toBe(true);
     // A class instance is never taken for unchanged.
-    const instance = { at: new (class Point {})() };
+    const instance = { at: new (class Point {
+      readonly x = 1;
+    })() };
     expect(sameAsSnapshot(plainSnapshot(instance), instance)).toBe(false);
   });
 });

@@ -163,10 +163,14 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
       const logger = this.#loggerOf(args);
       this.#storeAnswer(placed, stepAnswerFromChunks(step.streamed ?? []))
         .catch((error: unknown) => logger?.warn(`sliding-context: the aborted step's answer was not stored: ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => void reportMastraEvents(this.#events, logger, undefined));
+        .finally(() => {
+          void reportMastraEvents(this.#events, logger, undefined);
+        });
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    step.unwatch = () => signal.removeEventListener('abort', onAbort);
+    step.unwatch = () => {
+      signal.removeEventListener('abort', onAbort);
+    };
   }
 
   /** Stores a step's answer (when it has one) and ends the turn with its usage. */
