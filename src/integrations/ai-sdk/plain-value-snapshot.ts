@@ -25,7 +25,8 @@ export function plainSnapshot(value: unknown): unknown {
   if (value instanceof Date) return new Date(value.getTime());
   if (!isPlainObject(value)) return OPAQUE;
   const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) copy[key] = plainSnapshot(inner);
+  // Defined, not assigned: a key named `__proto__` is data here, not the copy's prototype.
+  for (const [key, inner] of Object.entries(value)) Object.defineProperty(copy, key, { value: plainSnapshot(inner), enumerable: true });
   return Object.freeze(copy);
 }
 
