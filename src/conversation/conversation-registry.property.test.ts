@@ -46,6 +46,14 @@ describe('message comparison', () => {
       expect(sameMessageContent({ ...left, providerOptions: { openai: { itemId: 'x' } } }, right)).toBe(messageFingerprint(left) === messageFingerprint(right));
     }));
   });
+  it('keeps a content key named __proto__ as data in its copies (a counterexample fast-check found)', () => {
+    const withKey = JSON.parse('{"role":"user","content":{"__proto__":""}}') as ModelMessage;
+    const empty: ModelMessage = { role: 'user', content: {} } as unknown as ModelMessage;
+    expect(sameMessageContent(withKey, copyMessageContent(withKey))).toBe(true);
+    expect(sameMessageContent(frozenMessageCopy(withKey), withKey)).toBe(true);
+    expect(sameMessageContent(copyMessageContent(withKey), empty)).toBe(false);
+    expect(Object.keys(copyMessageContent(withKey).content)).toEqual(['__proto__']);
+  });
 });
 
 describe('placement of an open conversation', () => {

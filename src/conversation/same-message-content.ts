@@ -1,3 +1,4 @@
+import { setDataKey } from '../message/data-key.js';
 import type { ModelMessage } from '../message/message.js';
 
 /** Keys the prefix rule ignores at every level: a client may drop or add them on the way back. */
@@ -70,7 +71,7 @@ function copiedValue(value: unknown): unknown {
   if (Array.isArray(plain)) return plain.map(copiedValue);
   if (ArrayBuffer.isView(plain)) return new Uint8Array(plain.buffer.slice(plain.byteOffset, plain.byteOffset + plain.byteLength));
   const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(plain)) if (!IGNORED_KEYS.has(key) && inner !== undefined) copy[key] = copiedValue(inner);
+  for (const [key, inner] of Object.entries(plain)) if (!IGNORED_KEYS.has(key) && inner !== undefined) setDataKey(copy, key, copiedValue(inner));
   return copy;
 }
 
@@ -105,7 +106,7 @@ export function frozenMessageCopy(message: ModelMessage): ModelMessage {
       return value;
     }
     const copy: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value)) copy[key] = frozen(inner);
+    for (const [key, inner] of Object.entries(value)) setDataKey(copy, key, frozen(inner));
     return Object.freeze(copy);
   };
   const copy = frozen(message) as ModelMessage;

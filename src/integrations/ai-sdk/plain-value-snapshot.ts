@@ -5,6 +5,8 @@
  * gives the same result.
  */
 
+import { setDataKey } from '../../message/data-key.js';
+
 /** A snapshot of a value no snapshot can be taken of (a class instance): equal to nothing. */
 const OPAQUE = Symbol('opaque');
 
@@ -25,8 +27,7 @@ export function plainSnapshot(value: unknown): unknown {
   if (value instanceof Date) return new Date(value.getTime());
   if (!isPlainObject(value)) return OPAQUE;
   const copy: Record<string, unknown> = {};
-  // Defined, not assigned: a key named `__proto__` is data here, not the copy's prototype.
-  for (const [key, inner] of Object.entries(value)) Object.defineProperty(copy, key, { value: plainSnapshot(inner), enumerable: true });
+  for (const [key, inner] of Object.entries(value)) setDataKey(copy, key, plainSnapshot(inner));
   return Object.freeze(copy);
 }
 
