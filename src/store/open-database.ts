@@ -9,6 +9,7 @@ import { checkStoreDirectory } from './check-store-directory.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
+import { copyTemplate, pgliteTemplate, templateArchive } from './pglite-template.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
 import { sqlLogFromEnvironment } from './sql-log.js';
@@ -75,31 +76,32 @@ function noServerStore(databaseUrl: string): SlidingContextError {
  * Locks a PGlite directory after checking it is a store, or nothing yet when `create`; checked
  * again under the lock, since another process may have written there meanwhile.
  */
-function lockDataDir(dataDir: string, create: boolean): () => void {
+function lockDataDir(dataDir: string, create: boolean): { release: () => void; isNew: boolean } {
   const state = checkStoreDirectory(dataDir, create);
   // On a file, mkdir fails as it did before: nothing is written beside it.
   if (state === 'missing' || state === 'not-a-directory') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDirectory(dataDir);
   try {
-    checkStoreDirectory(dataDir, create);
+    const locked = checkStoreDirectory(dataDir, create);
     // Group and others lose their bits; the owner's are left as they are (a folder its owner made
     // read-only stays so, and the open then fails as it should).
     const { mode } = statSync(dataDir);
     if ((mode & 0o077) !== 0) chmodSync(dataDir, mode & 0o7700);
+    return { release, isNew: locked === 'missing' || locked === 'empty' };
   } catch (error) {
     release();
     throw error;
   }
-  return release;
 }
 
 /**
  * PGlite creates a new store's files 0666 and folders 0755 (later ones follow PostgreSQL's 0600):
  * when its marker file shows that, everything is taken from group and others at once.
  */
-function restrictNewStore(dataDir: string): void {
+function restrictNewStore(dataDir: string, copied: boolean): void {
   const marker = statSync(join(dataDir, 'PG_VERSION'), { throwIfNoEntry: false });
-  if (marker === undefined || (marker.mode & 0o077) !== 0) restrictToOwner(dataDir);
+  // A store copied from the template gets PGlite's cache files (0644) when it first starts.
+  if (copied || marker === undefined || (marker.mode & 0o077) !== 0) restrictToOwner(dataDir);
 }
 
 /**
@@ -113,6 +115,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   let release: () => void = () => undefined;
   let engine: OpenDatabase['engine'];
   let listen: OpenDatabase['listen'];
+  let copied = false;
   const log = sqlLogFromEnvironment();
   if ('databaseUrl' in location) {
     // Loaded only for a server: the embedded default starts faster without it.
@@ -138,9 +141,18 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       return () => client.end().catch(() => undefined);
     };
   } else {
-    if ('dataDir' in location) release = lockDataDir(location.dataDir, location.create ?? true);
+    const locked = 'dataDir' in location ? lockDataDir(location.dataDir, location.create ?? true) : undefined;
+    if (locked) release = locked.release;
     try {
-      const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] };
+      const startParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS];
+      // A new store starts as a copy of the template, when there is one: PGlite's initdb takes seconds.
+      let template = locked?.isNew !== false ? await pgliteTemplate(startParams) : undefined;
+      if (template && 'dataDir' in location) {
+        copied = copyTemplate(template, location.dataDir);
+        if (copied) dropSavedViews(location.dataDir);
+        else template = undefined;
+      }
+      const options = { startParams, ...(template && !('dataDir' in location) && { loadDataDir: templateArchive(template) }) };
       const client = 'dataDir' in location ? new PGlite(location.dataDir, options) : new PGlite(options);
       db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client), ...(log && { log }) });
     } catch (error) {
@@ -170,7 +182,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       if (error) throw error instanceof Error ? error : new SlidingContextError('MIGRATION_FAILED', 'A migration of the store failed.', { cause: error });
     }
     // After the first query: PGlite creates a new store's files then, not when constructed.
-    if (dataDir !== undefined) restrictNewStore(dataDir);
+    if (dataDir !== undefined) restrictNewStore(dataDir, copied);
   } catch (error) {
     await close();
     throw error;
