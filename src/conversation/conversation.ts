@@ -1,14 +1,11 @@
-import type { StoredSummary } from './active-summary.js';
 import { uncompactSummary } from './uncompact-summary.js';
 import type { Message, ToolCallPart, ToolResultPart } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from './conversation-store.js';
-import type { TokenCount, TokenCounter } from '../tokens/token-counter.js';
-import { loadWindow } from './load-window.js';
-import { runsEndingAtRewinds, takeRun } from './take-run.js';
-import { keptCutPosition } from './kept-cut.js';
-import { evictionRecord, storedAsText } from './evicted-range.js';
+import type { TokenCount } from '../tokens/token-counter.js';
+import { runsEndingAtRewinds } from './take-run.js';
+import { evictionRecord } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
@@ -16,7 +13,7 @@ import { contextOverflowOf } from '../providers/context-overflow.js';
 import { type AgentSettings, agentSettings } from './agent-settings.js';
 import { agentToOpen, resolveOpenOptions } from './resolve-open-options.js';
 import type { WindowPlan } from '../window/window-plan.js';
-import { type PruneResult, WindowState } from '../window/window-state.js';
+import type { PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
 import { isRecallTool, recallToolResult, withRecallTools } from './recall-tools.js';
 import { loadEventSpans } from './event-spans.js';
@@ -25,8 +22,8 @@ import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
 import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
-import { pinChange, pinTexts } from './conversation-pins.js';
-import { pinEventsFor, requirePinRoom } from '../window/pinned-message.js';
+import { pinEventsFor } from '../window/pinned-message.js';
+import { ConversationWindow } from './conversation-window.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
@@ -55,18 +52,8 @@ export class Conversation {
   readonly #budget: WorkingBudget;
   readonly #condenser: Condenser;
   readonly #cache: PromptCacheTracker;
-  #state!: WindowState;
-  /** Where each message the window holds is stored, by its index in the window state. */
-  #positions: (MessagePosition | undefined)[] = [];
-  /** Labels of the marks a rewind can reach. */
-  #marks: (string | undefined)[] = [];
-  /** The agent's last seq when the window was loaded or last appended to: appends expect it, so a concurrent writer makes them fail with `STALE_WINDOW`. */
-  #lastSeq = 0;
-  #partial = false;
-  /** Where the pinned messages the window holds are stored, by index (a pin hoisted after the summary has no position of its own). */
-  #pinnedAt = new Map<number, MessagePosition>();
-  /** The summary in force, if any: the window holds it pinned after the system messages. */
-  #summary: StoredSummary | undefined;
+  /** The window as loaded from the store, with where its messages are stored. */
+  readonly #window: ConversationWindow;
   #listeners = new Set<ConversationListener>();
   #recordSpan: (event: ConversationEvent) => void = () => undefined;
 
@@ -77,13 +64,15 @@ export class Conversation {
     const target = { provider: options.provider, model: options.model };
     this.#budget = new WorkingBudget(options.counter, target);
     this.#cache = new PromptCacheTracker(agentId);
-    this.#condenser = new Condenser({
-      condense: options.condense,
-      policy: options.policy ?? DEFAULT_WINDOW_POLICY,
-      counter: options.counter,
-      target,
-      budgetTokens: () => this.#settings.budgetTokens,
-    });
+    const { store, counter } = options;
+    const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
+    this.#condenser = new Condenser({ condense: options.condense, policy, counter, target, budgetTokens: () => this.#settings.budgetTokens });
+    this.#window = new ConversationWindow({ store, agentId, counter, target, policy, settings, workingBudget: () => this.#workingBudget });
+  }
+
+  /** The window state now (a load replaces it). */
+  get #state(): WindowState {
+    return this.#window.state;
   }
 
   get #target() {
@@ -98,45 +87,12 @@ export class Conversation {
     const settings = agentSettings(await options.store.agentMeta(agentId), options);
     const conversation = new Conversation(agentId, options, options.recall ? { ...settings, tools: withRecallTools(settings.tools) } : settings);
     conversation.#recordSpan = await loadEventSpans();
-    await conversation.#load();
+    await conversation.#window.load();
     return conversation;
-  }
-
-  /** Loads the window from the store again (see {@link loadWindow}). */
-  async #load(): Promise<void> {
-    const loaded = await this.#loadWindow();
-    this.#state = loaded.state;
-    this.#summary = loaded.summary;
-    this.#positions = loaded.positions;
-    this.#marks = loaded.marks;
-    this.#lastSeq = loaded.lastSeq;
-    this.#partial = loaded.partial;
-    this.#pinnedAt = new Map(loaded.pins.map((pin) => [pin.index, pin.at]));
-  }
-
-  /** The window as stored; with `summary`, as it would be with that summary recorded. */
-  async #loadWindow(summary?: StoredSummary) {
-    return loadWindow({
-      summary,
-      store: this.#options.store,
-      agentId: this.agentId,
-      budgetTokens: this.#settings.budgetTokens,
-      readsWholeHistory: this.#readsWholeHistory,
-      pinFirstExchange: this.#settings.pinFirstExchange,
-      keptCut: await keptCutPosition(this.#options.store, this.agentId, this.#policy),
-      target: this.#target,
-      counter: this.#options.counter,
-      newState: (counter) => this.#newState(counter),
-    });
   }
 
   get #policy(): WindowPolicy {
     return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
-  }
-
-  /** Without a budget, or with a policy that chooses over every exchange, the window needs the whole visible history. */
-  get #readsWholeHistory(): boolean {
-    return this.#settings.budgetTokens === 0 || this.#policy.name === 'fraction' || this.#policy.name === 'sequence';
   }
 
   /**
@@ -145,12 +101,6 @@ export class Conversation {
    */
   get #workingBudget(): number {
     return this.#budget.tokens(this.#settings.budgetTokens);
-  }
-
-  #newState(counter: TokenCounter): WindowState {
-    const { system, tools, pinFirstExchange } = this.#settings;
-    const storedAs = (index: number) => storedAsText(this.#positions[index], this.agentId);
-    return new WindowState({ ...this.#target, counter, system, tools, budgetTokens: this.#workingBudget, pinFirstExchange, policy: this.#policy, storedAs });
   }
 
   /**
@@ -164,34 +114,7 @@ export class Conversation {
   async append(messages: readonly Message[], options: { readonly pinned?: boolean | undefined } = {}): Promise<void> {
     const parsed = parseMessages(messages);
     // Pinned: a pin event for each, stored with them (a pin that leaves no room for the latest exchange is refused).
-    for (const run of runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed)) await this.#appendRun(run);
-  }
-
-  async #appendRun(run: readonly Message[]): Promise<void> {
-    try {
-      const pinning = run.some((message) => message.role === 'event' && message.kind === 'pin');
-      const floorBefore = pinning ? this.#state.plan().floorTokens : 0;
-      // The window checks the messages as it takes them; the store writes them only if it did.
-      const { counts, marks, rewound } = takeRun(this.#state, this.#marks, run, (message) => this.#options.counter.countMessage({ ...this.#target, message }));
-      if (pinning) requirePinRoom('the messages of this append', { before: floorBefore, after: this.#state.plan().floorTokens, budgetTokens: this.#settings.budgetTokens });
-      const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq: this.#lastSeq });
-      this.#lastSeq = lastSeq;
-      this.#marks = marks;
-      if (rewound) {
-        await this.#load();
-        return;
-      }
-      for (const [index, message] of run.entries()) {
-        if (message.role === 'event' && message.kind === 'clear') {
-          this.#positions = [];
-          this.#pinnedAt = new Map<number, MessagePosition>();
-        } else if (message.role !== 'event') this.#positions.push({ agentId: this.agentId, seq: firstSeq + index });
-      }
-    } catch (error) {
-      // Either failed: the store holds the truth, so the window is loaded from it again.
-      await this.#load();
-      throw error;
-    }
+    for (const run of runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed)) await this.#window.appendRun(run);
   }
 
   /**
@@ -226,7 +149,7 @@ export class Conversation {
     const { system, tools } = this.#settings;
     const cache = this.#cache.hints(plan.messages);
     const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, options: input.bodyOptions, cache });
-    return { request, report: { ...plan, calibrated, partial: this.#partial } };
+    return { request, report: { ...plan, calibrated, partial: this.#window.partial } };
   }
 
   /**
@@ -281,7 +204,7 @@ export class Conversation {
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
-    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#positions.at(-1), this.#cache.endTurn(input.usage));
+    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();
@@ -296,8 +219,8 @@ export class Conversation {
    * time to plan a request stay in proportion to the window, not to the turns taken since opening.
    */
   async #forgetEvicted(): Promise<void> {
-    if (this.#readsWholeHistory || this.#state.evictedExchanges <= FORGET_EVICTED_AFTER) return;
-    await this.#load();
+    if (this.#window.readsWholeHistory || this.#state.evictedExchanges <= FORGET_EVICTED_AFTER) return;
+    await this.#window.load();
   }
 
   /** Prunes the window and records what it evicted as a range of the history (a record only: the messages stay). */
@@ -306,7 +229,7 @@ export class Conversation {
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const record = evictionRecord(this.#state, this.#positions, result, reason, this.#summary?.data.text);
+      const record = evictionRecord(this.#state, this.#window.positions, result, reason, this.#window.summary?.data.text);
       if (record) await this.#options.store.recordRanges(this.agentId, [record]);
     }
     return result;
@@ -334,7 +257,7 @@ export class Conversation {
    * @throws SlidingContextError `INVALID_OPTION` for a `through` that is no exchange before the latest
    */
   async compact(options: CompactOptions = {}): Promise<CompactResult> {
-    const throughMessage = options.through === undefined ? undefined : throughMessageIndex(await this.history(), this.#positions, options.through);
+    const throughMessage = options.through === undefined ? undefined : throughMessageIndex(await this.history(), this.#window.positions, options.through);
     const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost, { throughMessage, focus: options.focus });
     if (result) return result;
     const tokens = this.#state.plan().totalTokens;
@@ -355,16 +278,14 @@ export class Conversation {
 
   /** What the condenser reads from this conversation and records through it. */
   get #condenseHost(): CondenseHost {
+    const window = this.#window;
     return {
-      state: () => this.#state,
-      summary: () => this.#summary,
-      positionOf: (index) => this.#positions[index],
-      recordRange: async (range) => {
-        await this.#options.store.recordRanges(this.agentId, [range]);
-        await this.#load();
-      },
-      pins: () => pinTexts(this.#state, (index) => this.#pinnedAt.get(index) ?? this.#positions[index]),
-      previewSummary: async (first, last, data) => (await this.#loadWindow({ kind: 'summary', first, last, data: { ...data }, createdAt: new Date() })).state,
+      state: () => window.state,
+      summary: () => window.summary,
+      positionOf: (index) => window.positions[index],
+      recordRange: (range) => window.recordRange(range),
+      pins: () => window.pinTexts(),
+      previewSummary: (first, last, data) => window.preview({ kind: 'summary', first, last, data: { ...data }, createdAt: new Date() }),
       emit: (event) => {
         this.#emit(event);
       },
@@ -374,7 +295,7 @@ export class Conversation {
   /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */
   async setBudgetTokens(budgetTokens: number): Promise<void> {
     this.#settings.budgetTokens = validateBudgetTokens(budgetTokens);
-    await this.#load();
+    await this.#window.load();
   }
 
   /** Forks a sub-agent that inherits this agent's settings and sees its history so far. */
@@ -405,7 +326,7 @@ export class Conversation {
 
   /** The labels of the marks a rewind can reach now, oldest first. */
   get marks(): readonly string[] {
-    return this.#marks.filter((label): label is string => label !== undefined);
+    return this.#window.marks.filter((label): label is string => label !== undefined);
   }
 
   /** The settings in force: the budget, the system prompt and tools, the pin. */
@@ -430,26 +351,12 @@ export class Conversation {
    * refused (`INVALID_PIN`, `PIN_OVER_BUDGET`). False when it was pinned already.
    */
   pin(message: number | MessagePosition): Promise<boolean> {
-    return this.#changePin('pin', message);
+    return this.#window.changePin('pin', message);
   }
 
   /** Unpins a pinned message; `INVALID_PIN` when it is not pinned. */
   async unpin(message: number | MessagePosition): Promise<void> {
-    await this.#changePin('unpin', message);
-  }
-
-  async #changePin(kind: 'pin' | 'unpin', message: number | MessagePosition): Promise<boolean> {
-    const { store, counter } = this.#options;
-    try {
-      const position = typeof message === 'number' ? { agentId: this.agentId, seq: message } : message;
-      const window = { state: this.#state, positions: this.#positions, budgetTokens: this.#settings.budgetTokens };
-      const event = await pinChange(kind, position, { store, agentId: this.agentId, ...window, counter, target: this.#target });
-      if (event) await store.append(this.agentId, [event], { counts: [null], countTarget: this.#target, expectedLastSeq: this.#lastSeq });
-      return event !== undefined;
-    } finally {
-      // The store holds the truth (the pin was tried on the window): it is loaded again.
-      await this.#load();
-    }
+    await this.#window.changePin('unpin', message);
   }
 
   /** Every exchange of the history with its title, tools, tokens, age and place in or out of the window. */

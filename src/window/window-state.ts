@@ -1,21 +1,15 @@
 import { startsExchange } from '../exchange/detect-exchanges.js';
 import { leadInError } from '../exchange/require-valid-conversation.js';
-import { toolPartsOf } from '../exchange/tool-parts.js';
-import { ToolPairing } from '../exchange/tool-pairing.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage } from '../message/message.js';
-import {
-  DEFAULT_MODEL,
-  DEFAULT_PROVIDER,
-  type TokenCount,
-} from '../tokens/token-counter.js';
+import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCount } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
-import { abortedGroups, type ExchangeRecord, firstExchangeFrom, pairParts, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
+import { abortedGroups, addToExchange, cutInputOf, exchangeAccountOf, type ExchangeRecord, firstExchangeFrom, newExchangeRecord, requireValidPairing, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
 import { pinEventTarget } from '../message/pin-event.js';
 import { hoistedPinMessage, type PinAccount } from './pinned-message.js';
 import { exchangeHolding, PinLedger } from './_pin-ledger.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
-import { buildAbortedResultMessage, insertAbortedResults } from '../exchange/aborted-results.js';
+import { insertAbortedResults } from '../exchange/aborted-results.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
@@ -52,6 +46,8 @@ export class WindowState {
   readonly #previousCut = new PreviousCut();
   /** What the last prune knew of the cut before it, for the plan's `cut`. */
   #cutContext: CutContext | undefined;
+  /** Counts a message for the target (made once: appending allocates no callback per message). */
+  readonly #countMessage = (message: ModelMessage): TokenCount => this.#options.counter.countMessage({ ...this.#target, message });
 
   constructor(options: WindowStateOptions) {
     this.#options = options;
@@ -176,18 +172,9 @@ export class WindowState {
 
   /** The cut the policy chooses over every exchange held (a `cache-aware` one from `previousCut`). */
   #policyCut(policy: WindowPolicy, previousCut?: number): number {
-    const pinned = this.#firstUnpinned === 1 ? this.#exchanges[0] : undefined;
-    const messagesOf = (exchange: ExchangeRecord) => exchange.lastMessage - exchange.firstMessage + 1 + exchange.groupCounts.size;
-    return chooseCut(policy, {
-      exchanges: this.#exchanges
-        .slice(this.#firstUnpinned)
-        .map((exchange) => ({ tokens: unpinnedTokensOf(exchange), messages: messagesOf(exchange) - exchange.pinMessages })),
-      fixedTokens: this.#preambleTokens + (pinned ? tokensOf(pinned) : 0) + this.#pinLedger.tokens,
-      fixedMessages: this.#preambleMessages + (pinned ? messagesOf(pinned) : 0) + this.#pinLedger.messages,
-      fixedExchanges: this.#firstUnpinned,
-      budgetTokens: this.#budgetTokens,
-      previousCut,
-    }) + this.#firstUnpinned;
+    const tokens = this.#preambleTokens + this.#pinLedger.tokens;
+    const fixed = { exchanges: this.#firstUnpinned, tokens, messages: this.#preambleMessages + this.#pinLedger.messages };
+    return chooseCut(policy, cutInputOf(this.#exchanges, fixed, this.#budgetTokens, previousCut)) + this.#firstUnpinned;
   }
 
   /** Moves the cut to `first`, noting the exchanges that left or came back. */
@@ -243,16 +230,7 @@ export class WindowState {
       messageCounts: this.#messageCounts,
       preambleCount: this.#preambleCount,
       preambleMessages: this.#preambleMessages,
-      exchanges: this.#exchanges.map((exchange) => {
-        const entries = sortedGroupCounts(exchange);
-        return {
-          firstMessage: exchange.firstMessage,
-          lastMessage: exchange.lastMessage,
-          groups: abortedGroups(exchange, entries),
-          groupCounts: entries.map(([, count]) => count),
-          tokens: tokensOf(exchange),
-        };
-      }),
+      exchanges: this.#exchanges.map((exchange) => exchangeAccountOf(exchange)),
       pinFirstExchange: this.#firstUnpinned === 1,
       firstInWindow: Math.min(this.#firstInWindow, this.#exchanges.length),
       pins: this.#pinLedger.sorted(),
@@ -264,7 +242,7 @@ export class WindowState {
     const storedAs = this.#options.storedAs ?? ((index: number) => `message ${index}`);
     return clearOverBudgetToolOutputs(plan, {
       policy,
-      countMessage: (message) => this.#options.counter.countMessage({ ...this.#target, message }).tokens,
+      countMessage: (message) => this.#countMessage(message).tokens,
       storedAs: (message) => storedAs(positions.get(message) ?? -1),
     });
   }
@@ -315,7 +293,7 @@ export class WindowState {
     const message = this.#messages[messageIndex];
     if (!message) throw new SlidingContextError('INVALID_PIN', `Cannot pin message ${messageIndex}: the window holds ${this.#messages.length} messages.`);
     const hoisted = hoistedPinMessage(message, `message ${messageIndex}`);
-    const hoistedCount = this.#options.counter.countMessage({ ...this.#target, message: hoisted });
+    const hoistedCount = this.#countMessage(hoisted);
     this.#accountPin({ message: messageIndex, exchange: exchangeHolding(this.#exchanges, messageIndex), hoisted, hoistedCount }, 1);
   }
 
@@ -363,9 +341,9 @@ export class WindowState {
     if (!current && !opensExchange && message.role !== 'system') {
       throw leadInError(index, message.role);
     }
-    if (current && !opensExchange) this.#requireValidPairing(message, index, current);
+    if (current && !opensExchange) requireValidPairing(current, message, index);
 
-    const count = this.#options.counter.countMessage({ ...this.#target, message });
+    const count = this.#countMessage(message);
     this.#messages.push(message);
     this.#messageCounts.push(count);
     if (!current && !opensExchange) {
@@ -374,54 +352,12 @@ export class WindowState {
       return;
     }
     if (opensExchange) {
-      this.#exchanges.push({
-        firstMessage: index,
-        lastMessage: index,
-        messageTokens: count.tokens,
-        pairing: new ToolPairing(),
-        groupCounts: new Map(),
-        syntheticTokens: 0,
-        pinTokens: 0,
-        pinMessages: 0,
-      });
+      this.#exchanges.push(newExchangeRecord(index, count.tokens));
       if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += count.tokens;
       return;
     }
-    this.#addToExchange(current as ExchangeRecord, message, index, count);
-  }
-
-  /**
-   * Tries the message's calls and results, in part order, on a copy of the exchange's pairing.
-   * @throws SlidingContextError for the first part that would break the pairing.
-   */
-  #requireValidPairing(message: ModelMessage, index: number, exchange: ExchangeRecord): void {
-    const parts = toolPartsOf(message);
-    if (parts.length > 0) pairParts(exchange.pairing.copy(new Set(parts.map(({ part }) => part.toolCallId))), parts, index);
-  }
-
-  #addToExchange(exchange: ExchangeRecord, message: ModelMessage, index: number, count: TokenCount) {
-    const before = tokensOf(exchange);
-    exchange.lastMessage = index;
-    exchange.messageTokens += count.tokens;
-    for (const callMessage of pairParts(exchange.pairing, toolPartsOf(message), index)) this.#recountGroup(exchange, callMessage);
-    if (this.#isCounted(this.#exchanges.length - 1))
-      this.#windowTokens += tokensOf(exchange) - before;
-  }
-
-  #recountGroup(exchange: ExchangeRecord, callMessage: number): void {
-    const previous = exchange.groupCounts.get(callMessage);
-    if (previous) exchange.syntheticTokens -= previous.tokens;
-    const group = exchange.pairing.unanswered().map(([, call]) => call).filter((call) => call.callMessage === callMessage);
-    if (group.length === 0) {
-      exchange.groupCounts.delete(callMessage);
-      return;
-    }
-    const count = this.#options.counter.countMessage({
-      ...this.#target,
-      message: buildAbortedResultMessage(group),
-    });
-    exchange.groupCounts.set(callMessage, count);
-    exchange.syntheticTokens += count.tokens;
+    const addedTokens = addToExchange(current as ExchangeRecord, message, index, count.tokens, this.#countMessage);
+    if (this.#isCounted(this.#exchanges.length - 1)) this.#windowTokens += addedTokens;
   }
 
   /** Drops every message from `length` on, as a clear or a rewind does, and rebuilds the tail. */

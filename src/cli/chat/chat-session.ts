@@ -3,7 +3,7 @@ import { digestSummarizer } from '../../condense/digest-summarizer.js';
 import { type Conversation, type ExchangeHistory, openConversation, type OpenConversationOptions, type PlannedHistory } from '../../conversation/conversation.js';
 import { redactSecrets } from '../../errors/redact-secrets.js';
 import { applyEventsTo } from '../../message/apply-events.js';
-import type { ModelMessage, ToolCallPart, ToolResultPart } from '../../message/message.js';
+import type { ModelMessage, ToolResultPart } from '../../message/message.js';
 import type { ChatClient } from '../../providers/chat-client.js';
 import { toolCallsOf } from '../../exchange/tool-parts.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -16,7 +16,10 @@ import { renderLossReport } from '../render/loss-report-text.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
 import { reachableMarks } from '../../conversation/reachable-marks.js';
 import { renderMarksList } from '../render/marks-list.js';
-import { runChatTool, type ToolContext, type ToolOutcome } from './chat-tools.js';
+import type { ToolContext } from './chat-tools.js';
+import { answerToolCall } from './answer-tool-call.js';
+import { runChatPinCommand } from './chat-pin-command.js';
+import { runChatUncompactCommand } from './chat-uncompact-command.js';
 import { messageLines, renderScrollback, type ScrollbackStyle } from './render-scrollback.js';
 
 /** What the chat writes to and asks with: the terminal, in the command; strings, in tests. */
@@ -209,11 +212,7 @@ export class ChatSession {
       const results: ToolResultPart[] = [];
       for (const { part } of calls) {
         this.#show({ role: 'assistant', content: [part] });
-        // Arguments that were not JSON are kept as their text: the model is told, and tries again.
-        // search_history and read_history are the conversation's to run; the others, the chat's.
-        const result = typeof part.input === 'string'
-          ? toolResult(part, invalidArguments(part.input))
-          : ((await this.#conversation.answerRecallCall(part)) ?? toolResult(part, await runChatTool(part.toolName, part.input, this.#options.tools)));
+        const result = await answerToolCall(part, this.#conversation, this.#options.tools);
         this.#show({ role: 'tool', content: [result] });
         results.push(result);
       }
@@ -267,7 +266,7 @@ export class ChatSession {
       }
       case 'pin':
       case 'unpin':
-        terminal.write(`${await this.#pin(name, argument)}\n`);
+        terminal.write(`${await runChatPinCommand(name, argument, this.#options.store, this.#conversation)}\n`);
         return true;
       case 'fork': {
         const parent = this.agentId;
@@ -290,10 +289,9 @@ export class ChatSession {
         return true;
       }
       case 'uncompact': {
-        const { undone, restored } = await this.#conversation.uncompact();
+        const done = await runChatUncompactCommand(this.#conversation);
         await this.redraw();
-        const now = restored ? `the summary before it (${formatCount(restored.coveredExchanges, 'exchange')}) is in force again` : 'no summary is in force now';
-        terminal.write(`uncompacted: the summary of ${formatCount(undone.coveredExchanges, 'exchange')} is set aside (the history keeps it); ${now}\n`);
+        terminal.write(`${done}\n`);
         return true;
       }
       case 'budget': {
@@ -330,18 +328,6 @@ export class ChatSession {
         terminal.write(`error: no command /${name ?? ''}; /help lists them\n`);
         return true;
     }
-  }
-
-  /** `/pin [seq]` and `/unpin seq`: the seq given, or for `/pin` the user's last message. */
-  async #pin(action: 'pin' | 'unpin', argument: string | undefined): Promise<string> {
-    const own = (await this.#options.store.history(this.agentId)).filter((entry) => entry.agentId === this.agentId && entry.message.role === 'user' && typeof entry.message.content === 'string');
-    const seq = argument === undefined && action === 'pin' ? own.at(-1)?.seq : Number(argument);
-    if (seq === undefined || !Number.isSafeInteger(seq) || seq < 1) return `error: /${action} needs the seq of a message (/history --all in the CLI lists them)${action === 'pin' ? ', or none for your last message' : ''}`;
-    if (action === 'unpin') {
-      await this.#conversation.unpin(seq);
-      return `unpinned seq ${seq}`;
-    }
-    return (await this.#conversation.pin(seq)) ? `pinned seq ${seq}: sent word for word in every window` : `seq ${seq} is pinned already`;
   }
 
   /** Writes a command's output and keeps it, with the command, where it was in the history. */
@@ -389,19 +375,4 @@ function shownError(error: unknown): string {
 /** The part of an answer that came before the stream stopped, marked as interrupted. */
 function interruptedReply(text: string): ModelMessage {
   return { role: 'assistant', content: [{ type: 'text', text }], providerOptions: { 'sliding-context': { interrupted: true } } };
-}
-
-/** The result part that answers `call` with what its tool did. */
-function toolResult(call: ToolCallPart, outcome: ToolOutcome): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: outcome.isError ? 'error-text' : 'text', value: outcome.text } };
-}
-
-/** The answer to a tool call whose arguments were not a JSON object: what was wrong, and what to do. */
-function invalidArguments(text: string): ToolOutcome {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    return { text: `the arguments were not valid JSON: ${error instanceof Error ? error.message : String(error)}; send the call again with valid JSON`, isError: true };
-  }
-  return { text: 'the arguments were not a JSON object; send the call again with an object of the arguments', isError: true };
 }
