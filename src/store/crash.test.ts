@@ -8,7 +8,7 @@ import { createServerDatabase } from '../testing/server-database.js';
 import { HistoryStore } from './history-store.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const ROUNDS = 10;
+const ROUNDS = 6;
 
 /** Runs the appending child until it is killed after `killAfterMs`; returns the highest seq it acknowledged. */
 async function appendUntilKilled(location: string, agentId: string, killAfterMs: number): Promise<number> {
