@@ -26,6 +26,7 @@ import type {
 } from './history-store-types.js';
 import { readHistoryMessage, searchHistory } from './search-history.js';
 import { findStoredPrefix } from './find-stored-prefix.js';
+import { analyzePrefixIndexOnce } from './prefix-statistics.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
@@ -83,6 +84,7 @@ export interface OpenStoreOptions {
  */
 export class HistoryStore {
   readonly #database: OpenDatabase;
+  #prefixIndexAnalyzed = false;
   readonly #views: SavedViewUpkeep;
   readonly #saveViews: ViewSaver | undefined;
   readonly #notifications: WriteNotifications;
@@ -341,7 +343,9 @@ export class HistoryStore {
    * how long that prefix is. One lookup of the request's digests over every agent tree, then reads
    * of the trees it names; no history is read whole.
    */
-  findStoredPrefix(messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+  async findStoredPrefix(messages: readonly ModelMessage[]): Promise<PrefixMatch | undefined> {
+    // A server's autovacuum analyzes the index; PGlite's tables are analyzed here, once.
+    if (this.#database.engine === 'pglite' && !this.#prefixIndexAnalyzed) this.#prefixIndexAnalyzed = await analyzePrefixIndexOnce(this.#database.db);
     return findStoredPrefix(this.#database.db, messages);
   }
 
