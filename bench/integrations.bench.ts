@@ -51,6 +51,12 @@ const configurations: readonly Configuration[] = [
   { name: 'Mastra + sliding-context processor (ours)', make: mastraSlidingContext, ours: true },
 ];
 
+/** `SLIDING_CONTEXT_BENCH_CONFIG=text`: only the configurations whose name holds it (case ignored), to time one framework alone. */
+function selectedConfigurations(): readonly Configuration[] {
+  const only = process.env.SLIDING_CONTEXT_BENCH_CONFIG?.toLowerCase();
+  return only === undefined || only === '' ? configurations : configurations.filter(({ name }) => name.toLowerCase().includes(only));
+}
+
 interface Measured {
   readonly name: string;
   readonly hookMs: (number | undefined)[];
@@ -160,7 +166,7 @@ export async function runIntegrationBenchmarks(quick: boolean, turns: number = q
   const directory = mkdtempSync(join(tmpdir(), 'sliding-context-integrations-'));
   const results: Measured[] = [];
   try {
-    for (const [index, configuration] of configurations.entries()) {
+    for (const [index, configuration] of selectedConfigurations().entries()) {
       process.stderr.write(`integrations: ${configuration.name}, ${turns} turns\n`);
       const context: RunnerContext = {
         modelUrl: server.url, summarizerUrl: summarizer.url, model: MODEL, budgetTokens: BUDGET, system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS,

@@ -40,14 +40,21 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 /**
  * Whether `value` is what `snapshot` was taken of, unchanged: same keys (in any order), equal
  * leaves. Identical objects and strings compare at once, so a prompt rebuilt around the same
- * strings compares in time proportional to its number of objects, not its text.
+ * strings compares in time proportional to its number of objects, not its text. Namespaces of a
+ * `providerOptions` object named in `ignoredOptions` are left out of the comparison: a framework's
+ * own bookkeeping (Mastra stamps every part with `providerOptions.mastra.createdAt` each time it
+ * takes the history in again), which no provider reads.
  */
-export function sameAsSnapshot(snapshot: unknown, value: unknown): boolean {
+export function sameAsSnapshot(snapshot: unknown, value: unknown, ignoredOptions?: ReadonlySet<string>): boolean {
+  return sameValue(snapshot, value, ignoredOptions, false);
+}
+
+function sameValue(snapshot: unknown, value: unknown, ignoredOptions: ReadonlySet<string> | undefined, inOptions: boolean): boolean {
   if (snapshot === value) return snapshot !== OPAQUE;
   if (snapshot === null || value === null || typeof snapshot !== 'object' || typeof value !== 'object') return false;
   if (Array.isArray(snapshot)) {
     if (!Array.isArray(value) || snapshot.length !== value.length) return false;
-    for (let index = 0; index < snapshot.length; index++) if (!sameAsSnapshot(snapshot[index], value[index])) return false;
+    for (let index = 0; index < snapshot.length; index++) if (!sameValue(snapshot[index], value[index], ignoredOptions, false)) return false;
     return true;
   }
   if (snapshot instanceof Uint8Array) return value instanceof Uint8Array && sameBytes(snapshot, value);
@@ -55,10 +62,14 @@ export function sameAsSnapshot(snapshot: unknown, value: unknown): boolean {
   if (snapshot instanceof Date) return value instanceof Date && snapshot.getTime() === value.getTime();
   if (Array.isArray(value) || !isPlainObject(value)) return false;
   const record = value as Record<string, unknown>;
+  const skipped = (key: string) => inOptions && ignoredOptions !== undefined && ignoredOptions.has(key);
   let keys = 0;
   for (const key in snapshot) {
-    if (!Object.hasOwn(record, key) || !sameAsSnapshot((snapshot as Record<string, unknown>)[key], record[key])) return false;
+    if (skipped(key)) continue;
+    if (!Object.hasOwn(record, key) || !sameValue((snapshot as Record<string, unknown>)[key], record[key], ignoredOptions, key === 'providerOptions')) return false;
     keys++;
   }
-  return keys === Object.keys(record).length;
+  let valueKeys = 0;
+  for (const key of Object.keys(record)) if (!skipped(key)) valueKeys++;
+  return keys === valueKeys;
 }

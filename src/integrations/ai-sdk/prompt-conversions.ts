@@ -27,6 +27,16 @@ export interface ConvertedPrompt {
  */
 export class PromptConversions {
   readonly #byAgent = new Map<string, ConvertedMessages>();
+  readonly #ignoredOptions: ReadonlySet<string> | undefined;
+
+  /**
+   * `ignoredOptions`: namespaces of a message's or part's `providerOptions` that a framework
+   * rewrites each time it builds the prompt (Mastra's `mastra`, a timestamp): a message that
+   * differs from the one converted before only there is taken as converted, its conversion kept.
+   */
+  constructor(options: { readonly ignoredOptions?: readonly string[] } = {}) {
+    this.#ignoredOptions = options.ignoredOptions && new Set(options.ignoredOptions);
+  }
 
   /**
    * The neutral messages of `prompt`.
@@ -62,7 +72,7 @@ export class PromptConversions {
     for (const converted of this.#byAgent.values()) {
       const { snapshots } = converted;
       let length = 0;
-      while (length < snapshots.length && length < prompt.length && sameAsSnapshot(snapshots[length], prompt[length])) length++;
+      while (length < snapshots.length && length < prompt.length && sameAsSnapshot(snapshots[length], prompt[length], this.#ignoredOptions)) length++;
       if (length > best.length) best = { from: converted, length };
     }
     return best;

@@ -72,7 +72,11 @@ export class SlidingContextProcessor implements Processor<'sliding-context'> {
   readonly #options: SlidingContextProcessorOptions;
   readonly #steps = new WeakMap<object, StepState>();
   readonly #counters = new TokenCounterCache();
-  readonly #conversions = new PromptConversions();
+  /**
+   * Mastra stamps every part with `providerOptions.mastra.createdAt` each time `generate` takes the
+   * history in again: compared, the whole history would be converted again on every turn.
+   */
+  readonly #conversions = new PromptConversions({ ignoredOptions: ['mastra'] });
   readonly #events: ConversationEvent[] = [];
   #logger: EventLogger | undefined;
   #opened: Promise<{ store: HistoryStore; registry: ConversationRegistry }> | undefined;
