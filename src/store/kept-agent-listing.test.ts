@@ -40,7 +40,7 @@ describe('the agents listing kept by a store', () => {
     try {
       expect(listed).toEqual(await afresh.listAgents());
       expect(listed).toHaveLength(4);
-      expect(listed?.find((agent) => agent.name === 'renamed')?.inheritedTokens).toBeGreaterThan(0);
+      expect(listed.find((agent) => agent.name === 'renamed')?.inheritedTokens).toBeGreaterThan(0);
     } finally {
       await afresh.close();
     }
