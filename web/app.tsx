@@ -4,6 +4,7 @@ import { AgentsTree } from './agents-tree.js';
 import { MessagePanel } from './message-panel.js';
 import { RequestChart } from './request-chart.js';
 import { type Opened, Timeline } from './timeline.js';
+import { readFirstRows, TimelineStore } from './timeline-store.js';
 import { type AgentJson, agentPath, getJson, type TimelineJson as HistoryJson, type RequestsJson } from './web-data.js';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
@@ -23,7 +24,9 @@ function headerLine(history: HistoryJson): string {
 function App() {
   const [agents, setAgents] = useState<readonly AgentJson[]>([]);
   const [selected, setSelected] = useState<string | undefined>(() => new URLSearchParams(location.search).get('agent') ?? undefined);
-  const [history, setHistory] = useState<HistoryJson | undefined>(undefined);
+  const [timeline, setTimeline] = useState<TimelineStore | undefined>(undefined);
+  const [version, setVersion] = useState(0);
+  const history: HistoryJson | undefined = timeline?.head;
   const [requests, setRequests] = useState<RequestsJson | undefined>(undefined);
   const [opened, setOpened] = useState<Opened | undefined>(undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
@@ -44,8 +47,13 @@ function App() {
       // Each part is drawn as it arrives: the timeline need not wait for the chart.
       const current = () => selectedRef.current === undefined || selectedRef.current === agentId;
       await Promise.all([
-        getJson<HistoryJson>(`${agentPath(agentId)}/timeline`).then((loaded) => {
-          if (current()) setHistory(loaded);
+        // The rows around the cutoff first; the others as the list scrolls to them.
+        readFirstRows(agentId).then((head) => {
+          if (!current()) return;
+          const store = new TimelineStore(agentId, head, () => {
+            setVersion((value) => value + 1);
+          });
+          setTimeline(store);
         }),
         getJson<RequestsJson>(`${agentPath(agentId)}/requests`).then((series) => {
           if (current()) setRequests(series);
@@ -93,7 +101,7 @@ function App() {
           onSelect={(agentId) => {
             if (agentId === selectedRef.current) return;
             setOpened(undefined);
-            setHistory(undefined);
+            setTimeline(undefined);
             setRequests(undefined);
             setSelected(agentId);
           }}
@@ -108,7 +116,7 @@ function App() {
           </header>
         )}
         {requests && <RequestChart requests={requests} />}
-        {history && <Timeline history={history} onOpen={setOpened} />}
+        {timeline && <Timeline store={timeline} version={version} onOpen={setOpened} />}
       </main>
       {opened && history && (
         <MessagePanel

@@ -1,7 +1,7 @@
-import { useMemo } from 'preact/hooks';
-import { type DisplayRow, displayRows } from './timeline-rows.js';
+import { useCallback, useMemo } from 'preact/hooks';
+import { type DisplayRow, displayLayout } from './timeline-rows.js';
+import type { TimelineStore } from './timeline-store.js';
 import { VirtualList } from './virtual-list.js';
-import type { TimelineJson } from './web-data.js';
 
 /** What a click on a row opens: an exchange's messages, an event's, or the summary. */
 export type Opened = { readonly kind: 'messages'; readonly agentId: string; readonly fromSeq: number; readonly throughSeq: number | null; readonly title: string } | { readonly kind: 'summary' };
@@ -18,13 +18,32 @@ function droppedText(dropped: readonly { readonly kind: string; readonly text: s
 
 /**
  * An agent's timeline: one row per exchange (title, tools, tokens as a bar to scale), the
- * events between them, the summary and the `── context ──` cutoff where the window begins.
+ * events between them, the summary and the `── context ──` cutoff where the window begins. The
+ * rows are read as they come into view (`store`); `version` changes when more arrive.
  */
-export function Timeline(props: { readonly history: TimelineJson; readonly onOpen: (opened: Opened) => void }) {
-  const rows = useMemo(() => displayRows(props.history), [props.history]);
-  const maxTokens = useMemo(() => rows.reduce((max, row) => (row.type === 'exchange' ? Math.max(max, row.exchange.tokens) : max), 1), [rows]);
-  const cutoffRow = useMemo(() => rows.findIndex((row) => row.type === 'cutoff'), [rows]);
-  const render = (row: DisplayRow) => {
+export function Timeline(props: { readonly store: TimelineStore; readonly version: number; readonly onOpen: (opened: Opened) => void }) {
+  const { store } = props;
+  const layout = useMemo(() => displayLayout(store.head), [store]);
+  const { maxTokens } = store.head;
+  const rowOf = (position: number): DisplayRow | undefined => {
+    const place = layout.at(position);
+    if ('row' in place) return store.row(place.row);
+    return place.marker === 'cutoff' ? { type: 'cutoff' } : { type: 'summary', summary: place.summary };
+  };
+  const onRange = useCallback(
+    (first: number, last: number) => {
+      // The timeline's rows under the drawn ones: the markers take no row of their own.
+      const from = layout.at(first);
+      const through = layout.at(last);
+      const rowFrom = 'row' in from ? from.row : layout.cutoffAt;
+      const rowThrough = 'row' in through ? through.row : layout.cutoffAt;
+      store.want(rowFrom, rowThrough);
+    },
+    [store, layout],
+  );
+  const render = (position: number) => {
+    const row = rowOf(position);
+    if (row === undefined) return <div class="row loading" data-testid="loading" />;
     switch (row.type) {
       case 'cutoff':
         return <div class="row cutoff" data-testid="cutoff">── context ──</div>;
@@ -91,5 +110,12 @@ export function Timeline(props: { readonly history: TimelineJson; readonly onOpe
       }
     }
   };
-  return <VirtualList rows={rows} renderRow={render} scrollToRow={cutoffRow === -1 ? rows.length - 1 : cutoffRow} />;
+  return (
+    <VirtualList
+      count={layout.count}
+      renderRow={render}
+      onRange={onRange}
+      scrollToRow={layout.cutoffAt === -1 ? layout.count - 1 : layout.cutoffAt}
+    />
+  );
 }

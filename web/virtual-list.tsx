@@ -9,16 +9,20 @@ const OVERSCAN = 12;
 
 /**
  * A list that draws only the rows in view (and a few around): a history of 100,000 exchanges
- * costs what a screenful costs. `scrollToRow` brings a row into view when it changes.
+ * costs what a screenful costs, and only the rows drawn need be known (`renderRow` is asked for
+ * those; `onRange` is told which they are, to read those it has not). `scrollToRow` brings a row
+ * into view when it changes.
  */
-export function VirtualList<Row>(props: {
-  readonly rows: readonly Row[];
-  readonly renderRow: (row: Row, position: number) => ComponentChildren;
+export function VirtualList(props: {
+  readonly count: number;
+  readonly renderRow: (position: number) => ComponentChildren;
+  readonly onRange?: ((first: number, last: number) => void) | undefined;
   readonly scrollToRow?: number | undefined;
 }) {
   const container = useRef<HTMLDivElement>(null);
-  const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
+  // Where the list first scrolls to, already for its first render: the rows read first are those.
+  const [scrollTop, setScrollTop] = useState(() => (props.scrollToRow === undefined ? 0 : Math.max(0, props.scrollToRow * ROW_HEIGHT - height / 3)));
   useEffect(() => {
     const element = container.current;
     if (!element) return undefined;
@@ -37,12 +41,16 @@ export function VirtualList<Row>(props: {
     setScrollTop(element.scrollTop);
   }, [props.scrollToRow]);
   const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(props.rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const last = Math.min(props.count, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
+  const { onRange } = props;
+  useEffect(() => {
+    onRange?.(first, last - 1);
+  }, [first, last, onRange]);
   const drawn = [];
   for (let position = first; position < last; position++) {
     drawn.push(
       <div key={position} class="virtual-row" style={{ top: `${position * ROW_HEIGHT}px`, height: `${ROW_HEIGHT}px` }}>
-        {props.renderRow(props.rows[position] as Row, position)}
+        {props.renderRow(position)}
       </div>,
     );
   }
@@ -54,7 +62,7 @@ export function VirtualList<Row>(props: {
         setScrollTop(event.currentTarget.scrollTop);
       }}
     >
-      <div class="virtual-space" style={{ height: `${props.rows.length * ROW_HEIGHT}px` }}>{drawn}</div>
+      <div class="virtual-space" style={{ height: `${props.count * ROW_HEIGHT}px` }}>{drawn}</div>
     </div>
   );
 }

@@ -49,6 +49,21 @@ export interface TimelineJson {
   readonly rows: readonly (CompactExchangeRow | CompactEventRow)[];
 }
 
+/**
+ * `/api/agents/<id>/timeline?count=<n>[&first=<row>]`: the same, with only n rows from
+ * `firstRow`, and what places them among the others.
+ */
+export interface TimelineWindowJson extends TimelineJson {
+  readonly rowCount: number;
+  readonly firstRow: number;
+  /** The position of the first exchange the window holds that is not pinned (where the cutoff goes), or -1. */
+  readonly cutoffRow: number;
+  /** The most tokens of an exchange (at least 1): the bars' scale. */
+  readonly maxTokens: number;
+  /** For each agent listed, the seq of its first stored row after these (an exchange or an event, not a fork), or null. */
+  readonly nextSeqs: readonly (number | null)[];
+}
+
 /** `/api/agents/<id>/requests`: the request tokens per turn, as columns (index i is one turn). */
 export interface RequestsJson {
   readonly budgetTokens: number;

@@ -182,17 +182,21 @@ async function planAroundSummary(
   planned = withPins.messages;
   placed = withPins.positions;
   if (withPins.pins.length > 0) countsKnown = false;
+  const pinIndexes = withPins.pins.map((pin) => pin.index);
+  // A held planner extends a window without pins; with pins the window is planned whole.
+  const planner = pinIndexes.length === 0 ? options.planner : undefined;
   // With every other count known, the synthetic results' stored counts may spare the tokenizer.
-  const synthetic = countsKnown ? storedSyntheticResultCounter(planned, options.syntheticResults ?? [], options.planner?.planned) : undefined;
+  // A held planner appends message by message, counting on the way the results calls lack
+  // until they come: those are provisional (see storedSyntheticResultCounter).
+  const synthetic = countsKnown
+    ? storedSyntheticResultCounter(planned, options.syntheticResults ?? [], options.planner?.planned, planner !== undefined)
+    : undefined;
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: synthetic ?? (await options.loadCounter()) });
   const cutAt = options.keptCut ? indexOfPosition(placed, options.keptCut) : -1;
   // A cache-aware window with no cut kept has its cut at the start: the plan reports it kept or moved from there.
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const previousCutoff = cutAt !== -1 ? cutAt + 1 : keepsCut ? 0 : undefined;
-  const pinIndexes = withPins.pins.map((pin) => pin.index);
   const windowOptions = { ...options, messages: planned, counter, previousCutoff, pins: pinIndexes };
-  // A held planner extends a window without pins; with pins the window is planned whole.
-  const planner = pinIndexes.length === 0 ? options.planner : undefined;
   const plan = planner ? planner.window.plan(windowOptions) : planWindow(windowOptions);
   const kept = describeExchanges(plan, planned, placed, planner !== undefined);
   const covered = detectExchanges(coveredMessages).map((exchange) => {

@@ -53,12 +53,16 @@ const keyOf = (message: ModelMessage) => JSON.stringify(message);
  * when one of them is not stored (the model's counter must then be loaded). It answers nothing
  * else, so it serves as the fallback of a counter whose other counts are all known. `check` is
  * `requireValidConversation`, or one that answers the same (an `ExtendingConversationCheck`).
+ * `provisional`: a synthetic result not stored is counted as 0 tokens instead of refused, for a
+ * `WindowState` that appends the messages one by one: it counts the results a call lacks until
+ * they come (its count taken back then), and only those still lacking at the end, all stored, stay.
  * @throws SlidingContextError as `requireValidConversation` does, for messages that do not pair up
  */
 export function storedSyntheticResultCounter(
   messages: readonly ModelMessage[],
   stored: readonly StoredSyntheticResult[],
   check: { check(messages: readonly ModelMessage[]): UnansweredCall[] } = { check: requireValidConversation },
+  provisional = false,
 ): TokenCounter | undefined {
   const groups = [...groupByCallMessage(check.check(messages)).values()];
   if (groups.length > 0 && stored.length === 0) return undefined;
@@ -70,7 +74,8 @@ export function storedSyntheticResultCounter(
   };
   const countMessage = (input: { readonly message: ModelMessage }): TokenCount => {
     const entry = counts.get(keyOf(input.message));
-    return entry ? { tokens: entry.tokens, exact: entry.exact, method: entry.method } : missing(`a ${input.message.role} message`);
+    if (entry) return { tokens: entry.tokens, exact: entry.exact, method: entry.method };
+    return provisional ? { tokens: 0, exact: false, method: 'provisional' } : missing(`a ${input.message.role} message`);
   };
   return { countMessage, countPreamble: () => missing('the preamble'), count: () => missing('a request') };
 }

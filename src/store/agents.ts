@@ -59,6 +59,17 @@ export function agentListingReads(db: StoreDatabase) {
   };
 }
 
+/** The agents table's rows the listing reads: the tree, names, meta, and how many rows each stored. */
+function treeRead(db: StoreDatabase) {
+  return db.selectFrom('agents').select(['root_id', 'id', 'parent_id', 'created_at', 'name', 'fork_seq', 'meta', 'last_seq']);
+}
+
+type TreeRow = Awaited<ReturnType<ReturnType<typeof treeRead>['execute']>>[number];
+type Totals = ReturnType<typeof agentTotals>[number];
+type FirstRow = { readonly root_id: string; readonly agent_id: string; readonly seq: number; readonly title: string | null };
+
+const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
+
 /**
  * Every agent, with its message count, stored tokens and last activity, its name, what it
  * inherits from its ancestors and the title of its first exchange.
@@ -66,12 +77,138 @@ export function agentListingReads(db: StoreDatabase) {
 export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
   const reads = agentListingReads(db);
   const agents = agentTotals(await reads.totals.execute());
-  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), reads.tree.execute(), reads.forkTokens.execute()]);
-  const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
-  const first = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
+  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), treeRead(db).execute(), reads.forkTokens.execute()]);
+  return listedAgents(
+    agents,
+    new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row])),
+    tree,
+    new Map(forkTokens.map((fork) => [keyOf(fork.root_id, fork.id), Number(fork.tokens)])),
+  );
+}
+
+/** What a listing kept of an agent: its own totals over its first `messages` seqs, and its first exchange's start once stored. */
+interface KeptTotals {
+  readonly totals: Totals;
+  readonly first: FirstRow | undefined;
+}
+
+/**
+ * {@link listAgents} kept from one call to the next: rows are only ever appended (an agent's
+ * seqs are gapless from 1), so an agent's totals, its first exchange and the tokens a fork
+ * inherits are read once, and after that only the rows an agent stored since it was last
+ * listed are read (through its primary key), not every message of every agent. The first call
+ * reads as `listAgents` does. Gives exactly what `listAgents` gives.
+ */
+export class KeptAgentListing {
+  readonly #db: StoreDatabase;
+  readonly #agents = new Map<string, KeptTotals>();
+  readonly #forkTokens = new Map<string, number>();
+  /** One listing at a time: each starts from what the one before kept. */
+  #running: Promise<unknown> = Promise.resolve();
+
+  constructor(db: StoreDatabase) {
+    this.#db = db;
+  }
+
+  list(): Promise<AgentSummary[]> {
+    const listing = this.#running.then(() => this.#list(), () => this.#list());
+    this.#running = listing;
+    return listing;
+  }
+
+  async #list(): Promise<AgentSummary[]> {
+    if (this.#agents.size === 0) return this.#listWhole();
+    // Ordered as the totals read orders them.
+    const tree = await treeRead(this.#db).orderBy('created_at').execute();
+    const stale = tree.filter((row) => {
+      const kept = this.#agents.get(keyOf(row.root_id, row.id));
+      return kept === undefined || kept.totals.messages < row.last_seq;
+    });
+    await Promise.all(stale.map((row) => this.#readSince(row)));
+    const forks = tree.filter((row) => row.fork_seq !== null && !this.#forkTokens.has(keyOf(row.root_id, row.id)));
+    await Promise.all(forks.map((row) => this.#readForkTokens(row)));
+    const agents: Totals[] = [];
+    const firsts = new Map<string, FirstRow>();
+    for (const row of tree) {
+      const kept = this.#agents.get(keyOf(row.root_id, row.id));
+      if (!kept) continue;
+      agents.push(kept.totals);
+      if (kept.first) firsts.set(keyOf(row.root_id, row.id), kept.first);
+    }
+    return listedAgents(agents, firsts, tree, this.#forkTokens);
+  }
+
+  async #listWhole(): Promise<AgentSummary[]> {
+    const reads = agentListingReads(this.#db);
+    const agents = agentTotals(await reads.totals.execute());
+    const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), treeRead(this.#db).execute(), reads.forkTokens.execute()]);
+    const firstOf = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
+    for (const totals of agents) {
+      const { rootId, id } = parseAgentId(totals.agentId);
+      this.#agents.set(keyOf(rootId, id), { totals, first: firstOf.get(keyOf(rootId, id)) });
+    }
+    for (const fork of forkTokens) this.#forkTokens.set(keyOf(fork.root_id, fork.id), Number(fork.tokens));
+    // A fork with no parent rows up to its seq is not in that read: it inherits no tokens.
+    for (const row of tree) if (row.fork_seq !== null && !this.#forkTokens.has(keyOf(row.root_id, row.id))) this.#forkTokens.set(keyOf(row.root_id, row.id), 0);
+    return listedAgents(agents, firstOf, tree, this.#forkTokens);
+  }
+
+  /** Adds the rows an agent stored since it was last listed (all of them for an agent new here). */
+  async #readSince(row: TreeRow): Promise<void> {
+    const key = keyOf(row.root_id, row.id);
+    const kept = this.#agents.get(key);
+    const after = kept?.totals.messages ?? 0;
+    const own = this.#db.selectFrom('messages').where('root_id', '=', row.root_id).where('agent_id', '=', row.id).where('seq', '>', after);
+    const [added, first] = await Promise.all([
+      own
+        .select(({ fn }) => [
+          fn.count<string>('seq').as('messages'),
+          fn.coalesce(fn.sum<string>('tokens'), sql<string>`0`).as('tokens'),
+          fn.max('created_at').as('last_message'),
+        ])
+        .executeTakeFirst(),
+      kept?.first ? undefined : own.select(['root_id', 'agent_id', 'seq', 'title']).where('starts_exchange', '=', true).orderBy('seq').limit(1).executeTakeFirst(),
+    ]);
+    const before = kept?.totals;
+    const lastAdded = added?.last_message ? new Date(added.last_message) : null;
+    // The latest of its rows' times (the agent's own before it stored any).
+    const latest = before === undefined || before.messages === 0 ? lastAdded : lastAdded && lastAdded > before.lastActivity ? lastAdded : before.lastActivity;
+    const lastActivity = latest ?? before?.lastActivity ?? new Date(row.created_at);
+    const totals: Totals = {
+      agentId: formatAgentId({ rootId: row.root_id, id: row.id }),
+      parentId: before?.parentId ?? (row.parent_id === null ? null : formatAgentId({ rootId: row.root_id, id: row.parent_id })),
+      messages: after + Number(added?.messages ?? 0),
+      tokens: (before?.tokens ?? 0) + Number(added?.tokens ?? 0),
+      lastActivity,
+    };
+    this.#agents.set(key, { totals, first: kept?.first ?? first });
+  }
+
+  /** The tokens of a fork's parent's own rows up to the fork: read once, as they never change. */
+  async #readForkTokens(row: TreeRow): Promise<void> {
+    const tokens = await this.#db
+      .selectFrom('messages')
+      .where('root_id', '=', row.root_id)
+      .where('agent_id', '=', row.parent_id as string)
+      .where('seq', '<=', row.fork_seq as number)
+      .select(({ fn }) => fn.coalesce(fn.sum<string>('tokens'), sql<string>`0`).as('tokens'))
+      .executeTakeFirst();
+    this.#forkTokens.set(keyOf(row.root_id, row.id), Number(tokens?.tokens ?? 0));
+  }
+}
+
+/**
+ * The listing, from each agent's own totals (in the totals read's order), first exchange starts,
+ * agents rows and the tokens each fork inherits from its parent.
+ */
+function listedAgents(
+  agents: readonly Totals[],
+  first: ReadonlyMap<string, FirstRow>,
+  tree: readonly TreeRow[],
+  tokensAtFork: ReadonlyMap<string, number>,
+): AgentSummary[] {
   const row = new Map(tree.map((agent) => [keyOf(agent.root_id, agent.id), agent]));
   const byId = new Map(agents.map((agent) => [agent.agentId, agent]));
-  const tokensAtFork = new Map(forkTokens.map((fork) => [keyOf(fork.root_id, fork.id), Number(fork.tokens)]));
   /** Tokens an agent sees from its ancestors: its parent's up to the fork, and all the parent inherited. */
   const inheritedTokens = (agentId: string): number => {
     const agent = byId.get(agentId);

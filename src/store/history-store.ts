@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Message, ModelMessage } from '../message/message.js';
-import { agentRow, listAgents, nameAgent } from './agents.js';
+import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
 import { insertRanges, readRanges } from './context-ranges.js';
@@ -88,6 +88,7 @@ export class HistoryStore {
   readonly #views: SavedViewUpkeep;
   readonly #saveViews: ViewSaver | undefined;
   readonly #notifications: WriteNotifications;
+  #agentListing: KeptAgentListing | undefined;
   #closing: Promise<void> | undefined;
   /** Serving a PGlite directory to other processes, while this one holds it. */
   #service: StoreService | undefined;
@@ -334,7 +335,9 @@ export class HistoryStore {
    * inherits from its ancestors and the title of its first exchange.
    */
   listAgents(): Promise<AgentSummary[]> {
-    return listAgents(this.#database.db);
+    // Kept from one listing to the next: after the first, only the rows stored since are read.
+    this.#agentListing ??= new KeptAgentListing(this.#database.db);
+    return this.#agentListing.list();
   }
 
   /**

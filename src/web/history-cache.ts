@@ -1,5 +1,5 @@
 import type { HistoryStore } from '../store/history-store.js';
-import { compactTimeline } from '../views/compact-timeline.js';
+import { compactTimeline, compactTimelineWindow, type TimelineWindowRequest } from '../views/compact-timeline.js';
 import { HeldAgentHistory } from '../views/held-agent-history.js';
 import type { PlanOptionsOf } from '../views/read-agent-history.js';
 import { requestColumns, requestSeries } from '../views/request-series.js';
@@ -69,6 +69,17 @@ export class HistoryCache {
   }
 
   /**
+   * A window of the agent's timeline ({@link compactTimelineWindow}): the rows the page draws
+   * first, or those it scrolls to, with the counts that place them among the rest, as JSON text.
+   * Made from the history held, in time that grows with the rows asked for.
+   */
+  async timelineWindowText(agentId: string, request: TimelineWindowRequest): Promise<string> {
+    await this.#listening();
+    const { json } = await this.#history(agentId);
+    return JSON.stringify(compactTimelineWindow(json, request));
+  }
+
+  /**
    * The request tokens per turn ({@link requestSeries}, as {@link requestColumns}) with the
    * budget, as JSON text: drawn from the history and the ranges recorded for the agent and its
    * ancestors.
@@ -115,12 +126,17 @@ export class HistoryCache {
   }
 
   async #text(key: string, make: () => Promise<string>): Promise<string> {
+    await this.#listening();
+    return this.#keep(this.#texts, key, make);
+  }
+
+  /** Listens to the store's writes (from the first read on): each makes what is held stale. */
+  async #listening(): Promise<void> {
     this.#stopListening ??= this.#store.onWrite(() => {
       this.#writes++;
       this.#texts.clear();
     });
     await this.#stopListening;
-    return this.#keep(this.#texts, key, make);
   }
 
   /** The kept value of `key`, made now if there is none; a failure is not kept, so the next read tries again. */

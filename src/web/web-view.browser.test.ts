@@ -75,6 +75,32 @@ describe.skipIf(!hasBrowser)('the web view in a browser, on the demo\'s store', 
     expect(await (await fetch(`${url}api/agents/${agentId}/history`)).json()).toEqual(printed);
   });
 
+  it('serves /timeline?count= as windows of /timeline, with what places them', async () => {
+    type Timeline = { agents: string[]; rows: unknown[][]; summary: unknown; exchangeCount: number };
+    type Window = Timeline & { rowCount: number; firstRow: number; cutoffRow: number; maxTokens: number; nextSeqs: (number | null)[] };
+    const read = async <Value>(path: string) => (await (await fetch(`${url}api/agents/${agentId}/${path}`)).json()) as Value;
+    const whole = await read<Timeline>('timeline');
+    // Each row with its agent named, not indexed.
+    const named = (answer: Timeline) =>
+      answer.rows.map((row) => {
+        const at = row[0] === 0 ? 6 : 3;
+        return [...row.slice(0, at), answer.agents[row[at] as number], ...row.slice(at + 1)];
+      });
+    const cutoffRow = whole.rows.findIndex((row) => row[0] === 0 && row[5] === 'in');
+    const maxTokens = Math.max(1, ...whole.rows.map((row) => (row[0] === 0 ? (row[4] as number) : 0)));
+    for (const [first, count] of [[0, 7], [5, 3], [whole.rows.length - 2, 10]] as const) {
+      const part = await read<Window>(`timeline?count=${count}&first=${first}`);
+      const firstRow = Math.max(0, Math.min(first, whole.rows.length - count));
+      expect(named(part)).toEqual(named(whole).slice(firstRow, firstRow + count));
+      expect(part).toMatchObject({ rowCount: whole.rows.length, firstRow, cutoffRow, maxTokens, summary: whole.summary, exchangeCount: whole.exchangeCount });
+      expect(part.nextSeqs).toHaveLength(part.agents.length);
+    }
+    const around = await read<Window>('timeline?count=4');
+    expect(around.firstRow).toBeLessThanOrEqual(cutoffRow);
+    expect(around.firstRow + around.rows.length).toBeGreaterThan(cutoffRow);
+    expect((await fetch(`${url}api/agents/${agentId}/timeline?count=0`)).status).toBe(400);
+  });
+
   it('draws the cutoff between the last exchange out of the window and the first one in it, as history --json has them', async () => {
     const firstIn = history.exchanges.find((exchange) => exchange.inWindow && !exchange.pinned);
     expect(firstIn).toBeDefined();
