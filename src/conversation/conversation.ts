@@ -24,15 +24,15 @@ import { preambleAfterClear } from './preamble-after-clear.js';
 import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
-import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
+import { cacheUsageRange, PromptCacheTracker, recordTurnCacheUsage, type TurnCacheUsage } from './prompt-cache.js';
 import { pinChange, pinTexts } from './conversation-pins.js';
 import { pinEventsFor, requirePinRoom } from '../window/pinned-message.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
 export type { RecallOptions } from './recall-tools.js';
-export type { CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
-import type { CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
+export type { AppendMessagesOptions, CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
+import type { AppendMessagesOptions, CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
 import { throughMessageIndex } from './compact-through.js';
 
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
@@ -69,6 +69,8 @@ export class Conversation {
   #summary: StoredSummary | undefined;
   #listeners = new Set<ConversationListener>();
   #recordSpan: (event: ConversationEvent) => void = () => undefined;
+  /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
+  #turnEndedWith: { readonly usage: unknown } | undefined;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -161,20 +163,30 @@ export class Conversation {
    * When another writer appended to the agent since this window was loaded, nothing is stored,
    * the window is loaded again and the append fails with `STALE_WINDOW`.
    */
-  async append(messages: readonly Message[], options: { readonly pinned?: boolean | undefined } = {}): Promise<void> {
+  async append(messages: readonly Message[], options: AppendMessagesOptions = {}): Promise<void> {
     const parsed = parseMessages(messages);
     // Pinned: a pin event for each, stored with them (a pin that leaves no room for the latest exchange is refused).
-    for (const run of runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed)) await this.#appendRun(run);
+    const runs = runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed);
+    const last = runs.at(-1)?.at(-1);
+    // The turn's figures go with the last run when it ends with a model message, where `endTurn` would record them.
+    const endsTurn = options.endsTurn !== undefined && last !== undefined && last.role !== 'event' ? options.endsTurn : undefined;
+    const figures = endsTurn && this.#cache.endTurn(endsTurn.usage);
+    for (const [index, run] of runs.entries()) await this.#appendRun(run, index === runs.length - 1 ? figures : undefined);
+    if (endsTurn) this.#turnEndedWith = { usage: endsTurn.usage };
   }
 
-  async #appendRun(run: readonly Message[]): Promise<void> {
+  async #appendRun(run: readonly Message[], figures?: TurnCacheUsage): Promise<void> {
     try {
       const pinning = run.some((message) => message.role === 'event' && message.kind === 'pin');
       const floorBefore = pinning ? this.#state.plan().floorTokens : 0;
       // The window checks the messages as it takes them; the store writes them only if it did.
       const { counts, marks, rewound } = takeRun(this.#state, this.#marks, run, (message) => this.#options.counter.countMessage({ ...this.#target, message }));
       if (pinning) requirePinRoom('the messages of this append', { before: floorBefore, after: this.#state.plan().floorTokens, budgetTokens: this.#settings.budgetTokens });
-      const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq: this.#lastSeq });
+      // The run's last message lands right after the seq the append expects, or the append fails.
+      const at = { agentId: this.agentId, seq: this.#lastSeq + run.length };
+      const ranges = figures ? [cacheUsageRange(at, at, figures)] : undefined;
+      const expectedLastSeq = this.#lastSeq;
+      const { firstSeq, lastSeq } = await this.#options.store.append(this.agentId, run, { counts, countTarget: this.#target, expectedLastSeq, ranges });
       this.#lastSeq = lastSeq;
       this.#marks = marks;
       if (rewound) {
@@ -281,7 +293,10 @@ export class Conversation {
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
-    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#positions.at(-1), this.#cache.endTurn(input.usage));
+    // An append that ended the turn with this usage recorded the figures already.
+    const recorded = this.#turnEndedWith !== undefined && this.#turnEndedWith.usage === input.usage;
+    this.#turnEndedWith = undefined;
+    if (!recorded) await recordTurnCacheUsage(this.#options.store, this.agentId, this.#positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();
