@@ -45,6 +45,18 @@ export interface OpenConversationOptions {
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
 }
 
+/** Options of {@link Conversation.append}. */
+export interface AppendMessagesOptions {
+  /** Pins every model message appended (a `pin` event for each, stored with them). */
+  readonly pinned?: boolean | undefined;
+  /**
+   * The messages end the turn (the model's answer) and this is the turn's usage: its cache
+   * figures are stored in the append's transaction rather than in one of their own when
+   * `endTurn` is given the same usage.
+   */
+  readonly endsTurn?: { readonly usage: unknown } | undefined;
+}
+
 /** Options of {@link Conversation.request}. */
 export interface RequestOptions {
   /** The body's other top-level fields, restored in the request (see `ConvertedRequest.options`). */

@@ -76,6 +76,8 @@ export class ConversationRegistry {
    * a read that grows with the whole store. A fork made here moves the name, here and in the store.
    */
   readonly #named = new Map<string, { readonly agentId: string; readonly byName: boolean }>();
+  /** Changes whenever what the open conversations hold changes: a check made at one generation holds while it lasts. */
+  #generation = 0;
 
   constructor(store: RegistryStore, settings: RegistrySettings) {
     this.#store = store;
@@ -91,12 +93,26 @@ export class ConversationRegistry {
    * {@link place} for an unnamed call found to extend the open conversation `agentId` before it
    * waited its turn: `undefined`, and nothing done, when that is no longer the conversation it extends.
    */
-  async placeExtending(agentId: string, messages: readonly ModelMessage[], call: CallTarget): Promise<PlacedCall | undefined> {
-    if (this.openAgentExtendedBy(messages) !== agentId) return undefined;
+  async placeExtending(agentId: string, messages: readonly ModelMessage[], call: CallTarget, checkedAt?: number): Promise<PlacedCall | undefined> {
+    if (checkedAt !== this.#generation && this.openAgentExtendedBy(messages) !== agentId) return undefined;
     return this.#place(messages, { ...call, name: undefined }, agentId);
   }
 
   async #place(
+    messages: readonly ModelMessage[],
+    call: CallTarget & { readonly name: string | undefined },
+    extended: string | undefined,
+  ): Promise<PlacedCall> {
+    // A check made while this runs, or before, no longer holds after it.
+    this.#generation++;
+    try {
+      return await this.#placeNow(messages, call, extended);
+    } finally {
+      this.#generation++;
+    }
+  }
+
+  async #placeNow(
     messages: readonly ModelMessage[],
     call: CallTarget & { readonly name: string | undefined },
     extended: string | undefined,
@@ -126,7 +142,18 @@ export class ConversationRegistry {
     const { known } = open;
     known.length = kept;
     for (let index = kept; index < messages.length; index++) known.push(copyMessageContent(messages[index] as ModelMessage));
-    return { conversation: open.conversation, stored: (message) => known.push(copyMessageContent(message)) };
+    return {
+      conversation: open.conversation,
+      stored: (message) => {
+        known.push(copyMessageContent(message));
+        this.#generation++;
+      },
+    };
+  }
+
+  /** What the open conversations hold, as a number that changes with it: pass it to {@link placeExtending} to spare its second check. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /**

@@ -123,7 +123,13 @@ export class ConversationWindow {
    * Takes a run (see `runsEndingAtRewinds`) into the window, then stores it in one transaction.
    * On any failure the window is loaded again from the store, which holds the truth.
    */
-  async appendRun(run: readonly Message[]): Promise<void> {
+  /** The agent's last seq as this window knows it: the next append expects it. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Stores a run of messages the window takes; `ranges` are stored with them, in their transaction. */
+  async appendRun(run: readonly Message[], ranges?: readonly ContextRangeInput[]): Promise<void> {
     const { store, agentId, counter, target, settings } = this.#options;
     try {
       const pinning = run.some((message) => message.role === 'event' && message.kind === 'pin');
@@ -131,7 +137,7 @@ export class ConversationWindow {
       // The window checks the messages as it takes them; the store writes them only if it did.
       const { counts, marks, rewound } = takeRun(this.#state, this.#marks, run, (message) => counter.countMessage({ ...target, message }));
       if (pinning) requirePinRoom('the messages of this append', { before: floorBefore, after: this.#state.plan().floorTokens, budgetTokens: settings.budgetTokens });
-      const { firstSeq, lastSeq } = await store.append(agentId, run, { counts, countTarget: target, expectedLastSeq: this.#lastSeq });
+      const { firstSeq, lastSeq } = await store.append(agentId, run, { counts, countTarget: target, expectedLastSeq: this.#lastSeq, ranges });
       this.#lastSeq = lastSeq;
       this.#marks = marks;
       if (rewound) {

@@ -21,15 +21,15 @@ import { preambleAfterClear } from './preamble-after-clear.js';
 import { type CondenseHost, Condenser } from './condenser.js';
 import { ceilingAfterOverflow, overflowRefusal } from './overflow-retry.js';
 import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './exchange-history.js';
-import { PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
+import { cacheUsageRange, PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
 import { pinEventsFor } from '../window/pinned-message.js';
 import { ConversationWindow } from './conversation-window.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
 export type { RecallOptions } from './recall-tools.js';
-export type { CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
-import type { CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
+export type { AppendMessagesOptions, CompactOptions, CompactResult, CondenseOptions, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactedSummary, UncompactResult } from './conversation-options.js';
+import type { AppendMessagesOptions, CompactOptions, CompactResult, ConversationReport, OpenConversationOptions, RequestOptions, SendOptions, UncompactResult } from './conversation-options.js';
 import { throughMessageIndex } from './compact-through.js';
 
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
@@ -56,6 +56,8 @@ export class Conversation {
   readonly #window: ConversationWindow;
   #listeners = new Set<ConversationListener>();
   #recordSpan: (event: ConversationEvent) => void = () => undefined;
+  /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
+  #turnEndedWith: { readonly usage: unknown } | undefined;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -111,10 +113,21 @@ export class Conversation {
    * When another writer appended to the agent since this window was loaded, nothing is stored,
    * the window is loaded again and the append fails with `STALE_WINDOW`.
    */
-  async append(messages: readonly Message[], options: { readonly pinned?: boolean | undefined } = {}): Promise<void> {
+  async append(messages: readonly Message[], options: AppendMessagesOptions = {}): Promise<void> {
     const parsed = parseMessages(messages);
     // Pinned: a pin event for each, stored with them (a pin that leaves no room for the latest exchange is refused).
-    for (const run of runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed)) await this.#window.appendRun(run);
+    const runs = runsEndingAtRewinds(options.pinned === true ? [...parsed, ...pinEventsFor(parsed)] : parsed);
+    const last = runs.at(-1)?.at(-1);
+    // The turn's figures go with the last run when it ends with a model message, where `endTurn` would record them.
+    const endsTurn = options.endsTurn !== undefined && last !== undefined && last.role !== 'event' ? options.endsTurn : undefined;
+    const figures = endsTurn && this.#cache.endTurn(endsTurn.usage);
+    for (const [index, run] of runs.entries()) {
+      // The run's last message lands right after the seq the append expects, or the append fails.
+      const at = { agentId: this.agentId, seq: this.#window.lastSeq + run.length };
+      const ranges = figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : undefined;
+      await this.#window.appendRun(run, ranges);
+    }
+    if (endsTurn) this.#turnEndedWith = { usage: endsTurn.usage };
   }
 
   /**
@@ -204,7 +217,10 @@ export class Conversation {
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
-    await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
+    // An append that ended the turn with this usage recorded the figures already.
+    const recorded = this.#turnEndedWith !== undefined && this.#turnEndedWith.usage === input.usage;
+    this.#turnEndedWith = undefined;
+    if (!recorded) await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();

@@ -64,9 +64,11 @@ export class ProxyConversations {
     const placing = registry;
     const target = { provider: api, model: call.model, counter, tools: call.tools, system: call.system, name: call.pinned };
     // The open conversation the request extends, found in memory: its lane, if it still extends it there.
+    const checkedAt = placing.generation;
     const extended = call.pinned === undefined ? placing.openAgentExtendedBy(call.messages) : undefined;
     if (extended !== undefined) {
-      const placed = await this.#lanes.run(extended, () => placing.placeExtending(extended, call.messages, target));
+      // Checked again in its lane only if the open conversations changed meanwhile.
+      const placed = await this.#lanes.run(extended, () => placing.placeExtending(extended, call.messages, target, checkedAt));
       if (placed) return placed;
     }
     return this.#lanes.run(undefined, () => placing.place(call.messages, target));
@@ -76,7 +78,8 @@ export class ProxyConversations {
   finish(placed: PlacedCall, reply: RecordedReply): Promise<void> {
     return this.#lanes.run(placed.conversation.agentId, async () => {
       if (reply.message) {
-        await placed.conversation.append([reply.message]);
+        // One transaction stores the answer and the turn's cache figures.
+        await placed.conversation.append([reply.message], { endsTurn: { usage: reply.usage } });
         placed.stored(reply.message);
       }
       await placed.conversation.endTurn({ usage: reply.usage });

@@ -2,7 +2,7 @@
  * Appending messages: the checks made before anything is written, the rows written, and the
  * pairing check against the exchange an append joins, all inside the append's transaction.
  */
-import type { Transaction } from 'kysely';
+import { type Compilable, CompiledQuery, type Transaction } from 'kysely';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { exchangeTitle } from '../exchange/describe-exchange.js';
 import { startsExchange } from '../exchange/detect-exchanges.js';
@@ -12,11 +12,12 @@ import { type Message, messageSchema } from '../message/message.js';
 import { pinEventsFor } from '../window/pinned-message.js';
 import { countTargetKey } from '../tokens/token-counter.js';
 import { type AgentKey, formatAgentId } from './agent-id.js';
+import { insertRanges, rangeRows } from './context-ranges.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
 import type { AppendOptions, AppendResult, StoredCount } from './history-store-types.js';
 import { visiblePath } from './lineage.js';
-import { digestsAfterRewind, insertPrefixRows, planAppendDigests } from './prefix-digests.js';
+import { digestsAfterRewind, insertPrefixRows, planAppendDigests, prefixRowValues } from './prefix-digests.js';
 import { requireStorableIdentifiers } from './require-storable-identifiers.js';
 import { encodeStoredJson, storableDisplayText } from './stored-json.js';
 import { modelMessageRows, toStoredMessage, unknownAgent } from './stored-rows.js';
@@ -96,12 +97,54 @@ function messageRow(key: AgentKey, seq: number, message: Message, count: StoredC
   };
 }
 
+/** The `tool_parts` rows of messages whose first one is stored at `firstSeq`. */
+function toolPartRows(key: AgentKey, messages: readonly Message[], firstSeq: number) {
+  return messages.flatMap((message, offset) =>
+    [...toolCallsOf(message), ...toolResultsOf(message)].map(({ part, partIndex }) => ({
+      root_id: key.rootId,
+      agent_id: key.id,
+      seq: firstSeq + offset,
+      part_index: partIndex,
+      type: part.type,
+      tool_call_id: part.toolCallId,
+      tool_name: part.toolName,
+    })),
+  );
+}
+
+/** The most parameters one statement takes (PostgreSQL's limit is 65,535). */
+const STATEMENT_PARAMETERS = 60_000;
+
+/**
+ * Runs writes as one statement, all but the last as data-modifying CTEs of the last: PGlite
+ * spends about as much on each statement of a transaction as on the rows it writes, so a short
+ * append costs one statement instead of four. No write reads another's rows (they all see the
+ * snapshot the statement started with). False, and nothing run, when they take too many parameters.
+ */
+async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<boolean> {
+  const parts: string[] = [];
+  const parameters: unknown[] = [];
+  for (const write of writes) {
+    const compiled = write.compile();
+    const offset = parameters.length;
+    parts.push(offset === 0 ? compiled.sql : compiled.sql.replace(/\$(\d+)/g, (_, index: string) => `$${String(Number(index) + offset)}`));
+    for (const parameter of compiled.parameters) parameters.push(parameter);
+  }
+  if (parameters.length > STATEMENT_PARAMETERS) return false;
+  const last = parts.pop() ?? '';
+  const text = parts.length === 0 ? last : `with ${parts.map((part, index) => `write_${String(index)} as (${part})`).join(', ')} ${last}`;
+  await transaction.executeQuery(CompiledQuery.raw(text, parameters));
+  return true;
+}
+
 /** The body of an append, inside its transaction; see `HistoryStore.append`. */
 export async function appendInTransaction(
   transaction: Transaction<DatabaseSchema>,
   key: AgentKey,
   validated: readonly Message[],
   options: AppendOptions,
+  /** PGlite: the writes after the agent's row is locked go as one statement (see {@link runAsOneStatement}). */
+  oneStatement = false,
 ): Promise<AppendResult> {
   const agentId = formatAgentId(key);
   // The agent's row is locked first: writers of one agent queue here, so that what they check
@@ -139,34 +182,38 @@ export async function appendInTransaction(
   // The prefix index follows in the same transaction: the agent's new tip, and a row per user message.
   const planned = planAppendDigests({ digest: agent.prefix_digest, length: agent.prefix_length }, validated, firstSeq);
   const tip = planned === undefined ? {} : { prefix_digest: planned.tip.digest, prefix_length: planned.tip.length };
-  await transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
   const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
+  const rowAt = (message: Message, index: number) => {
+    const count = target === null ? null : (options.counts?.[index] ?? null);
+    const stored = count && target !== null ? { ...count, target } : null;
+    // Only the first row carries the key: the unique index allows one per agent.
+    return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
+  };
+  if (oneStatement && planned !== undefined && validated.length <= INSERT_CHUNK) {
+    throwIfAborted(options.signal, agentId);
+    const toolParts = toolPartRows(key, validated, firstSeq);
+    const writes: Compilable[] = [
+      transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id),
+      ...(toolParts.length > 0 ? [transaction.insertInto('tool_parts').values(toolParts)] : []),
+      ...(planned.rows.length > 0 ? [transaction.insertInto('prefix_digests').values(prefixRowValues(key, planned.rows))] : []),
+      ...(options.ranges !== undefined && options.ranges.length > 0 ? [transaction.insertInto('context_ranges').values(rangeRows(key, options.ranges))] : []),
+      transaction.insertInto('messages').values(validated.map(rowAt)),
+    ];
+    if (await runAsOneStatement(transaction, writes)) {
+      options.onProgress?.(validated.length, validated.length);
+      throwIfAborted(options.signal, agentId);
+      return { firstSeq, lastSeq, duplicate: false };
+    }
+  }
+  await transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
   for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
     const chunk = validated.slice(start, start + INSERT_CHUNK);
     await transaction
       .insertInto('messages')
-      .values(
-        chunk.map((message, offset) => {
-          const index = start + offset;
-          const count = target === null ? null : (options.counts?.[index] ?? null);
-          const stored = count && target !== null ? { ...count, target } : null;
-          // Only the first row carries the key: the unique index allows one per agent.
-          return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
-        }),
-      )
+      .values(chunk.map((message, offset) => rowAt(message, start + offset)))
       .execute();
-    const toolParts = chunk.flatMap((message, offset) =>
-      [...toolCallsOf(message), ...toolResultsOf(message)].map(({ part, partIndex }) => ({
-        root_id: key.rootId,
-        agent_id: key.id,
-        seq: firstSeq + start + offset,
-        part_index: partIndex,
-        type: part.type,
-        tool_call_id: part.toolCallId,
-        tool_name: part.toolName,
-      })),
-    );
+    const toolParts = toolPartRows(key, chunk, firstSeq + start);
     // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
     for (let from = 0; from < toolParts.length; from += 5000) {
       await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
@@ -180,6 +227,7 @@ export async function appendInTransaction(
     await insertPrefixRows(transaction, key, after.rows);
     await transaction.updateTable('agents').set({ prefix_digest: after.tip.digest, prefix_length: after.tip.length }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
   }
+  if (options.ranges !== undefined && options.ranges.length > 0) await insertRanges(transaction, key, options.ranges);
   // Last chance: an interrupt that came during the final insert still rolls everything back.
   throwIfAborted(options.signal, agentId);
   return { firstSeq, lastSeq, duplicate: false };

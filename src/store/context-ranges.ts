@@ -19,25 +19,25 @@ function rangeData(body: unknown, escaped: boolean): Record<string, unknown> {
   return isRecord(data) ? data : {};
 }
 
+/** The rows of the ranges, each as recorded by the agent `key`. */
+export function rangeRows(key: AgentKey, ranges: readonly ContextRangeInput[]) {
+  const idOf = (publicId: string) => parseAgentId(publicId).id;
+  return ranges.map((range) => ({
+    root_id: key.rootId,
+    agent_id: key.id,
+    id: randomUUID(),
+    kind: range.kind,
+    first_agent_id: idOf(range.first.agentId),
+    first_seq: range.first.seq,
+    last_agent_id: idOf(range.last.agentId),
+    last_seq: range.last.seq,
+    ...storedRangeBody(range.data ?? {}),
+  }));
+}
+
 /** Inserts the ranges, each as recorded by the agent `key`. */
 export async function insertRanges(db: StoreDatabase, key: AgentKey, ranges: readonly ContextRangeInput[]): Promise<void> {
-  const idOf = (publicId: string) => parseAgentId(publicId).id;
-  await db
-    .insertInto('context_ranges')
-    .values(
-      ranges.map((range) => ({
-        root_id: key.rootId,
-        agent_id: key.id,
-        id: randomUUID(),
-        kind: range.kind,
-        first_agent_id: idOf(range.first.agentId),
-        first_seq: range.first.seq,
-        last_agent_id: idOf(range.last.agentId),
-        last_seq: range.last.seq,
-        ...storedRangeBody(range.data ?? {}),
-      })),
-    )
-    .execute();
+  await db.insertInto('context_ranges').values(rangeRows(key, ranges)).execute();
 }
 
 /** The ranges recorded for an agent, oldest first; `kind` keeps one kind only, or those listed. */

@@ -96,6 +96,8 @@ export interface AppendOptions {
    * must be text (see `pinnedText`), and the append may hold no clear or rewind.
    */
   readonly pinned?: boolean | undefined;
+  /** Ranges recorded in the append's transaction, after its messages (as `recordRanges` records them). */
+  readonly ranges?: readonly ContextRangeInput[] | undefined;
 }
 
 /** What `append` wrote. */

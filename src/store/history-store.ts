@@ -182,7 +182,7 @@ export class HistoryStore {
     throwIfAborted(options.signal, id);
     const result = await this.#write(id, async (transaction) => {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
-      return appendInTransaction(transaction, key, validated, withPins);
+      return appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite');
     });
     return { agentId: id, ...result };
   }
@@ -199,7 +199,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    return this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins));
+    return this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite'));
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */

@@ -174,12 +174,10 @@ export async function readVisibleAfter(
 
 /** Writes the rows of one agent's user messages (5 parameters a row: 5,000 rows a statement). */
 export async function insertPrefixRows(db: StoreDatabase, key: AgentKey, rows: readonly PrefixRow[]): Promise<void> {
-  for (let from = 0; from < rows.length; from += 5000) {
-    await db
-      .insertInto('prefix_digests')
-      .values(rows.slice(from, from + 5000).map((row) => ({
-        root_id: key.rootId, agent_id: key.id, seq: row.seq, prefix_length: row.length, digest: row.digest,
-      })))
-      .execute();
-  }
+  for (let from = 0; from < rows.length; from += 5000) await db.insertInto('prefix_digests').values(prefixRowValues(key, rows.slice(from, from + 5000))).execute();
+}
+
+/** The `prefix_digests` rows of an agent's prefix rows. */
+export function prefixRowValues(key: AgentKey, rows: readonly PrefixRow[]) {
+  return rows.map((row) => ({ root_id: key.rootId, agent_id: key.id, seq: row.seq, prefix_length: row.length, digest: row.digest }));
 }

@@ -125,9 +125,12 @@ describe('the SQL log', () => {
     expect(text).not.toContain('secret');
     expect(text).not.toContain(agent.split(':')[0]);
     const logged = readSqlLog(file);
-    const insert = logged.find((entry) => entry.sql.startsWith('insert into "messages"'));
+    // On PGlite an append's writes after the lock go as one statement of CTEs, the messages' insert
+    // last; PGlite is never Citus, and on a server (checked below) they stay one statement each.
+    const combined = (entry: { readonly sql: string }) => entry.sql.startsWith('with write_0 as (');
+    const insert = logged.find((entry) => combined(entry) && entry.sql.includes('insert into "messages"'));
     expect(insert?.parameters?.length).toBeGreaterThan(2);
-    expect(await failures(logged)).toEqual([]);
+    expect(await failures(logged.filter((entry) => !combined(entry)))).toEqual([]);
   });
 
   it('a file that cannot be written is refused at open, naming the variable and the file', async () => {

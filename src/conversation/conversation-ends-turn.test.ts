@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { HistoryStore } from '../store/history-store.js';
+import { loadTokenCounter } from '../tokens/load-token-counter.js';
+import { openConversation } from './conversation.js';
+import { CACHE_USAGE_RANGE } from './prompt-cache.js';
+
+const counter = await loadTokenCounter();
+
+/** Two turns of a conversation, the answers stored as `storeAnswer` does; the cache ranges recorded. */
+async function twoTurns(storeAnswer: 'with-the-figures' | 'apart') {
+  const store = await HistoryStore.open({ memory: true });
+  const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 10_000 });
+  const writes: string[] = [];
+  const stop = await store.onWrite(() => writes.push('write'));
+  for (const turn of [1, 2]) {
+    await conversation.append([{ role: 'user', content: `question ${turn}` }]);
+    const usage = { prompt_tokens: 100 * turn, completion_tokens: 3, total_tokens: 100 * turn + 3, prompt_tokens_details: { cached_tokens: 50 * turn } };
+    await conversation.send(() => Promise.resolve({ usage }));
+    writes.length = 0;
+    const answer = { role: 'assistant' as const, content: `answer ${turn}` };
+    if (storeAnswer === 'with-the-figures') await conversation.append([answer], { endsTurn: { usage } });
+    else await conversation.append([answer]);
+    await conversation.endTurn({ usage });
+    expect(writes).toHaveLength(storeAnswer === 'with-the-figures' ? 1 : 2);
+  }
+  await stop();
+  const ranges = (await store.ranges(conversation.agentId, { kind: CACHE_USAGE_RANGE })).map((range) => ({ first: range.first, last: range.last, data: range.data }));
+  const view = await conversation.historyView();
+  await store.close();
+  return { ranges, cache: view.cache, agentId: conversation.agentId };
+}
+
+describe('an answer appended as the end of its turn', () => {
+  it('stores the turn\'s cache figures in the answer\'s transaction, at the answer, as endTurn alone would', async () => {
+    const together = await twoTurns('with-the-figures');
+    const apart = await twoTurns('apart');
+    const at = (agentId: string, seq: number) => ({ agentId, seq });
+    expect(together.ranges).toEqual([
+      { first: at(together.agentId, 2), last: at(together.agentId, 2), data: { requests: 1, inputTokens: 100, cacheReadTokens: 50, cacheWriteTokens: 0 } },
+      { first: at(together.agentId, 4), last: at(together.agentId, 4), data: { requests: 1, inputTokens: 200, cacheReadTokens: 100, cacheWriteTokens: 0 } },
+    ]);
+    expect(apart.ranges.map(({ data }) => data)).toEqual(together.ranges.map(({ data }) => data));
+    expect(together.cache).toEqual(apart.cache);
+  });
+});
