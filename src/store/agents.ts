@@ -48,7 +48,10 @@ export function agentListingReads(db: StoreDatabase) {
       .orderBy('root_id')
       .orderBy('agent_id')
       .orderBy('seq'),
-    tree: db.selectFrom('agents').select(['root_id', 'id', 'name', 'fork_seq', 'meta']),
+    /** The agents table's rows: the tree, names, meta, and how many rows each stored. */
+    tree: treeRead(db),
+    /** The same, oldest first: a kept listing's order. */
+    treeByAge: treeRead(db).orderBy('created_at'),
     /** For each fork, the tokens of its parent's own messages up to the fork point. */
     forkTokens: db
       .selectFrom('agents as child')
@@ -77,7 +80,7 @@ const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
 export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
   const reads = agentListingReads(db);
   const agents = agentTotals(await reads.totals.execute());
-  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), treeRead(db).execute(), reads.forkTokens.execute()]);
+  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), reads.tree.execute(), reads.forkTokens.execute()]);
   return listedAgents(
     agents,
     new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row])),
@@ -119,7 +122,7 @@ export class KeptAgentListing {
   async #list(): Promise<AgentSummary[]> {
     if (this.#agents.size === 0) return this.#listWhole();
     // Ordered as the totals read orders them.
-    const tree = await treeRead(this.#db).orderBy('created_at').execute();
+    const tree = await agentListingReads(this.#db).treeByAge.execute();
     const stale = tree.filter((row) => {
       const kept = this.#agents.get(keyOf(row.root_id, row.id));
       return kept === undefined || kept.totals.messages < row.last_seq;
@@ -141,7 +144,7 @@ export class KeptAgentListing {
   async #listWhole(): Promise<AgentSummary[]> {
     const reads = agentListingReads(this.#db);
     const agents = agentTotals(await reads.totals.execute());
-    const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), treeRead(this.#db).execute(), reads.forkTokens.execute()]);
+    const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), reads.tree.execute(), reads.forkTokens.execute()]);
     const firstOf = new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row]));
     for (const totals of agents) {
       const { rootId, id } = parseAgentId(totals.agentId);

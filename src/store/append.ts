@@ -189,7 +189,7 @@ export async function appendInTransaction(
     // Only the first row carries the key: the unique index allows one per agent.
     return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
   };
-  if (oneStatement && planned !== undefined && validated.length <= INSERT_CHUNK) {
+  if (oneStatement && planned !== undefined && validated.length > 0 && validated.length <= INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
     const toolParts = toolPartRows(key, validated, firstSeq);
     const writes: Compilable[] = [

@@ -204,6 +204,13 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(listed.find((entry) => entry.agentId === child)).toMatchObject({ parentId: agent, messages: 0 });
     });
 
+    it('creates an agent with no messages, and an append of none stores nothing', async () => {
+      const { agentId } = await store.createAgentWithMessages({}, []);
+      expect(await store.history(agentId)).toEqual([]);
+      await store.append(agentId, [user('first')]);
+      expect((await store.history(agentId)).map((row) => row.seq)).toEqual([1]);
+    });
+
     it.skipIf(options.abortsMidway === false)('creates an agent with its messages in one transaction: aborted midway, no agent is left', async () => {
       const messages = Array.from({ length: 1500 }, (_, index) => (index % 2 === 0 ? user(`q${index}`) : answer(`a${index}`)));
       const before = (await store.listAgents()).length;
