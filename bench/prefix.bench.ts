@@ -10,26 +10,10 @@ import type { ModelMessage } from '../src/message/message.js';
 import { type ChatMessage, INSTANT_ANSWER, startInstantUpstream, syntheticHistory } from '../src/serve/_test-proxy-load.js';
 import { startProxy } from '../src/serve/start-proxy.js';
 import { HistoryStore } from '../src/store/history-store.js';
+import { fillBusyStore } from './workloads/fill-busy-store.js';
 import { formatMs, formatRatio, markdownTable, median } from './_table.js';
 
 const HISTORY_TOKENS = 100_000;
-
-/** Stores `count` short messages spread over agents of 10,000 messages each, in appends of 2,000 (as the proxy bench does). */
-async function fillStore(store: HistoryStore, count: number): Promise<void> {
-  const perAgent = 10_000;
-  for (let agentStart = 0; agentStart < count; agentStart += perAgent) {
-    const agentId = await store.createAgent({});
-    const size = Math.min(perAgent, count - agentStart);
-    for (let start = 0; start < size; start += 2_000) {
-      const part: ModelMessage[] = [];
-      for (let index = start; index < Math.min(size, start + 2_000); index += 2) {
-        part.push({ role: 'user', content: `filler ${String(agentStart)} question ${String(index)}` });
-        part.push({ role: 'assistant', content: `answer ${String(index)}` });
-      }
-      await store.append(agentId, part);
-    }
-  }
-}
 
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const started = performance.now();
@@ -77,7 +61,7 @@ export async function runPrefixBenchmarks(quick: boolean): Promise<string[]> {
   for (const size of sizes) {
     const store = await HistoryStore.open({ memory: true });
     try {
-      const fill = await timed(() => fillStore(store, size));
+      const fill = await timed(() => fillBusyStore(store, size));
       // The conversation the requests come back to: about 100k tokens, stored as the proxy stores it.
       const history = syntheticHistory(7, HISTORY_TOKENS);
       const stored = await store.createAgentWithMessages({}, history);

@@ -18,6 +18,7 @@ import { messageFingerprint, sharedPrefixLength } from '../src/conversation/find
 import { copyMessageContent, sharedMessagePrefixLength } from '../src/conversation/same-message-content.js';
 import { type LoadSample, runTurns, seedConversations, startInstantUpstream, syntheticHistory } from '../src/serve/_test-proxy-load.js';
 import { HistoryStore } from '../src/store/history-store.js';
+import { fillBusyStore } from './workloads/fill-busy-store.js';
 import { createServerDatabase } from '../src/testing/server-database.js';
 import { type ServeProcess, startServeProcess } from './_serve-process.js';
 import { formatMs, formatRatio, markdownTable, timeMedian } from './_table.js';
@@ -130,23 +131,6 @@ async function loadTable(quick: boolean): Promise<string> {
   )}\n\n\`sliding-context serve\` runs as its own process (the built CLI, PGlite in a directory or the server), the clients and the upstream in the benchmark's process. Each agent's history is stored by its first request (not timed); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once: first paced, each agent pausing between turns (${String(PACE_MS / 2000)} to ${String((PACE_MS * 3) / 2000)} s, as a model's answer and the agent's tools take at least that), then back to back, each agent sending its next turn as soon as it has the answer, which saturates the proxy. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: from the request's headers to the answer's headers, the upstream's time excluded (see the notes below). "serve CPU ms per request" is the CPU time the serve process used during the run (user and system, all its threads, storing the answers included) divided by its requests: the proxy's work, however loaded the machine. "agents stored" shows every turn continued its own agent.`;
 }
 
-/** Stores `count` short messages spread over agents of 10,000 messages each: the rest of a busy store. */
-async function fillStore(store: HistoryStore, count: number): Promise<void> {
-  const perAgent = 10_000;
-  for (let agentStart = 0; agentStart < count; agentStart += perAgent) {
-    const agentId = await store.createAgent({});
-    const size = Math.min(perAgent, count - agentStart);
-    for (let start = 0; start < size; start += 2_000) {
-      const part: ModelMessage[] = [];
-      for (let index = start; index < Math.min(size, start + 2_000); index += 2) {
-        part.push({ role: 'user', content: `filler ${String(agentStart)} question ${String(index)}` });
-        part.push({ role: 'assistant', content: `answer ${String(index)}` });
-      }
-      await store.append(agentId, part);
-    }
-  }
-}
-
 /** Each turn's pause in the growth runs: enough for the answer to be stored before the next turn comes. */
 const GROWTH_PAUSE_MS = 100;
 
@@ -162,7 +146,7 @@ async function growthTable(quick: boolean): Promise<string> {
       const fillStarted = performance.now();
       const store = await HistoryStore.open({ dataDir });
       try {
-        await fillStore(store, size);
+        await fillBusyStore(store, size);
       } finally {
         await store.close();
       }
