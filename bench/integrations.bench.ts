@@ -7,9 +7,11 @@
  * first 20), and every request the server received, judged: tokens counted exactly for gpt-4o,
  * orphaned tool calls or results, over the budget, a start that is not the user's.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ModelMessage } from '../src/message/message.js';
 import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
 import type { TokenCounter } from '../src/tokens/token-counter.js';
@@ -57,7 +59,7 @@ function selectedConfigurations(): readonly Configuration[] {
   return only === undefined || only === '' ? configurations : configurations.filter(({ name }) => name.toLowerCase().includes(only));
 }
 
-interface Measured {
+export interface Measured {
   readonly name: string;
   readonly hookMs: (number | undefined)[];
   readonly loopMs: number[];
@@ -157,27 +159,52 @@ function row(measured: Measured): (string | number)[] {
   ];
 }
 
-/** `turns`: the session's length (default 200; `--quick`: 40). */
-export async function runIntegrationBenchmarks(quick: boolean, turns: number = quick ? 40 : 200): Promise<string[]> {
+/** The configuration at `index` of those selected, measured over a session of `turns`, with its own servers and store. */
+export async function measureConfiguration(index: number, turns: number): Promise<Measured> {
+  const configuration = selectedConfigurations()[index];
+  if (!configuration) throw new RangeError(`no integration configuration at ${index}`);
   const session = scriptedSession(turns);
   const counter = memoizedCounter(await loadTokenCounter({ targets: [{ provider: 'openai', model: MODEL }] }));
   const server = await startSessionServer({ session, counter, model: MODEL, budgetTokens: BUDGET });
   const summarizer = await startFixedTextServer('Summary: the agent read, searched and edited the modules asked about, ran the tests after each change and reported what it did.', MODEL);
   const directory = mkdtempSync(join(tmpdir(), 'sliding-context-integrations-'));
-  const results: Measured[] = [];
   try {
-    for (const [index, configuration] of selectedConfigurations().entries()) {
-      process.stderr.write(`integrations: ${configuration.name}, ${turns} turns\n`);
-      const context: RunnerContext = {
-        modelUrl: server.url, summarizerUrl: summarizer.url, model: MODEL, budgetTokens: BUDGET, system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS,
-        outputs: session.outputs, counter, dataDir: join(directory, String(index)), conversationId: `integrations-${index}`,
-      };
-      results.push(await measure(configuration, { server, context, users: session.turns.map((turn) => turn.user) }));
-    }
+    const context: RunnerContext = {
+      modelUrl: server.url, summarizerUrl: summarizer.url, model: MODEL, budgetTokens: BUDGET, system: TRAFFIC_SYSTEM, tools: TRAFFIC_TOOLS,
+      outputs: session.outputs, counter, dataDir: directory, conversationId: `integrations-${index}`,
+    };
+    return await measure(configuration, { server, context, users: session.turns.map((turn) => turn.user) });
   } finally {
     await server.close();
     await summarizer.close();
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Measures one configuration in a fresh process (`integrations/measure-one.ts`), so that what one
+ * framework leaves in the heap (Mastra's and LangChain's module state, a peer's large prompts)
+ * does not weigh on the timings of the next.
+ */
+function measureInFreshProcess(index: number, turns: number): Measured {
+  const script = fileURLToPath(new URL('integrations/measure-one.ts', import.meta.url));
+  const output = execFileSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', script, String(index), String(turns)], {
+    encoding: 'utf8', maxBuffer: 2 ** 24, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = output.split('\n').find((text) => text.startsWith('MEASURED '));
+  if (line === undefined) throw new Error(`the measuring process printed no measurements:\n${output}`);
+  const measured = JSON.parse(line.slice('MEASURED '.length)) as Omit<Measured, 'hookMs'> & { hookMs: (number | null)[] };
+  return { ...measured, hookMs: measured.hookMs.map((ms) => ms ?? undefined) };
+}
+
+/** `turns`: the session's length (default 200; `--quick`: 40). Each configuration runs in a process of its own. */
+export async function runIntegrationBenchmarks(quick: boolean, turns: number = quick ? 40 : 200): Promise<string[]> {
+  const session = scriptedSession(turns);
+  const counter = memoizedCounter(await loadTokenCounter({ targets: [{ provider: 'openai', model: MODEL }] }));
+  const results: Measured[] = [];
+  for (const [index, configuration] of selectedConfigurations().entries()) {
+    process.stderr.write(`integrations: ${configuration.name}, ${turns} turns\n`);
+    results.push(measureInFreshProcess(index, turns));
   }
   const steps = session.turns.reduce((sum, turn) => sum + turn.steps.length + 1, 0);
   const floor = overBudgetAlone(session, counter);

@@ -57,19 +57,24 @@ function sameValue(snapshot: unknown, value: unknown, ignoredOptions: ReadonlySe
     for (let index = 0; index < snapshot.length; index++) if (!sameValue(snapshot[index], value[index], ignoredOptions, false)) return false;
     return true;
   }
-  if (snapshot instanceof Uint8Array) return value instanceof Uint8Array && sameBytes(snapshot, value);
-  if (snapshot instanceof URL) return value instanceof URL && snapshot.href === value.href;
-  if (snapshot instanceof Date) return value instanceof Date && snapshot.getTime() === value.getTime();
+  // Plain objects first: a prompt is made of them, and this path is taken for each of its parts.
+  if (!isPlainObject(snapshot)) {
+    if (snapshot instanceof Uint8Array) return value instanceof Uint8Array && sameBytes(snapshot, value);
+    if (snapshot instanceof URL) return value instanceof URL && snapshot.href === value.href;
+    return snapshot instanceof Date && value instanceof Date && snapshot.getTime() === value.getTime();
+  }
   if (Array.isArray(value) || !isPlainObject(value)) return false;
+  const shot = snapshot as Record<string, unknown>;
   const record = value as Record<string, unknown>;
-  const skipped = (key: string) => inOptions && ignoredOptions !== undefined && ignoredOptions.has(key);
+  const ignored = inOptions ? ignoredOptions : undefined;
+  // Counted in two loops over the keys, not compared as key lists: no array is made for each part.
   let keys = 0;
-  for (const key in snapshot) {
-    if (skipped(key)) continue;
-    if (!Object.hasOwn(record, key) || !sameValue((snapshot as Record<string, unknown>)[key], record[key], ignoredOptions, key === 'providerOptions')) return false;
+  for (const key in shot) {
+    if (ignored?.has(key) === true) continue;
+    if (!Object.hasOwn(record, key) || !sameValue(shot[key], record[key], ignoredOptions, key === 'providerOptions')) return false;
     keys++;
   }
   let valueKeys = 0;
-  for (const key of Object.keys(record)) if (!skipped(key)) valueKeys++;
+  for (const key in record) if (ignored?.has(key) !== true && Object.hasOwn(record, key)) valueKeys++;
   return keys === valueKeys;
 }
