@@ -9,12 +9,20 @@ import { toWindowJson } from './window-json.js';
  */
 export function agentExchangesJson(plan: WindowPlan, exchanges: readonly ExchangeHistory[]) {
   // The plan's exchanges are those not summarized, in order. An index, not shift(): shifting a
-  // long array moves every element each time.
+  // long array moves every element each time. Each object is built field by field, in the order
+  // the JSON has always had (the plan's fields first when the plan holds it), not by spreading:
+  // this runs over every exchange of a long history on each write the web view hears.
   let next = 0;
   return exchanges.map(({ index, title, tools, tokens, inWindow, pinned, createdAt, summarized, cache }) => {
-    const exchange = summarized ? undefined : plan.exchanges[next++];
+    const planned = summarized ? undefined : plan.exchanges[next++];
     const outOfWindow = inWindow ? null : summarized ? ('summarized' as const) : ('evicted' as const);
-    return { ...(exchange ?? {}), index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow, ...(cache ? { cache } : {}) };
+    const json = planned
+      ? {
+          index, firstMessage: planned.firstMessage, lastMessage: planned.lastMessage,
+          tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow,
+        }
+      : { index, tokens, inWindow, pinned, summarized, title, tools, createdAt, outOfWindow };
+    return cache ? { ...json, cache } : json;
   });
 }
 
