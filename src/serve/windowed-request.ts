@@ -107,9 +107,11 @@ export async function handleWindowedRequest(
     const url = `${context.upstreams[endpoint.api]}${target.path}${target.query}`;
     const upstream = await placed.conversation.send(async (body, planned) => {
       report = planned;
+      // Serialized before the upstream's clock starts: it is the proxy's work.
+      const text = JSON.stringify(body);
       const sentAt = performance.now();
       try {
-        const answer = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: aborted.signal });
+        const answer = await fetch(url, { method: 'POST', headers, body: text, signal: aborted.signal });
         if (!answer.ok) throw new UpstreamError(answer.status, answer.headers, await answer.text());
         return answer;
       } finally {
