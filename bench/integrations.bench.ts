@@ -23,7 +23,7 @@ import { mastraSlidingContext, mastraTokenLimiter } from './peers/mastra-agent-r
 import { TRAFFIC_SEED, TRAFFIC_SYSTEM, TRAFFIC_TOOLS } from './workloads/agent-traffic.js';
 import { memoizedCounter } from './workloads/read-openai-request.js';
 import { type ScriptedSession, scriptedSession } from './workloads/scripted-session.js';
-import { type RequestTally, type SessionServer, startFixedTextServer, startSessionServer } from './workloads/session-server.js';
+import { emptyTally, type RequestTally, type SessionServer, startFixedTextServer, startSessionServer } from './workloads/session-server.js';
 
 const BUDGET = 16_000;
 const MODEL = 'gpt-4o';
@@ -186,13 +186,20 @@ export async function measureConfiguration(index: number, turns: number): Promis
  * framework leaves in the heap (Mastra's and LangChain's module state, a peer's large prompts)
  * does not weigh on the timings of the next.
  */
-function measureInFreshProcess(index: number, turns: number): Measured {
+function measureInFreshProcess(index: number, name: string, turns: number): Measured {
   const script = fileURLToPath(new URL('integrations/measure-one.ts', import.meta.url));
-  const output = execFileSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', script, String(index), String(turns)], {
-    encoding: 'utf8', maxBuffer: 2 ** 24, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  let output: string;
+  try {
+    output = execFileSync(process.execPath, ['--max-old-space-size=16384', '--import', 'tsx', script, String(index), String(turns)], {
+      encoding: 'utf8', maxBuffer: 2 ** 24, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  } catch (error) {
+    // A process that died is one configuration's failure, shown in its row; the others still run.
+    const failure = `its process failed: ${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''}`;
+    return { name, hookMs: [], loopMs: [], tally: emptyTally(), stoppedEarly: false, failure };
+  }
   const line = output.split('\n').find((text) => text.startsWith('MEASURED '));
-  if (line === undefined) throw new Error(`the measuring process printed no measurements:\n${output}`);
+  if (line === undefined) return { name, hookMs: [], loopMs: [], tally: emptyTally(), stoppedEarly: false, failure: 'its process printed no measurements' };
   const measured = JSON.parse(line.slice('MEASURED '.length)) as Omit<Measured, 'hookMs'> & { hookMs: (number | null)[] };
   return { ...measured, hookMs: measured.hookMs.map((ms) => ms ?? undefined) };
 }
@@ -204,7 +211,7 @@ export async function runIntegrationBenchmarks(quick: boolean, turns: number = q
   const results: Measured[] = [];
   for (const [index, configuration] of selectedConfigurations().entries()) {
     process.stderr.write(`integrations: ${configuration.name}, ${turns} turns\n`);
-    results.push(measureInFreshProcess(index, turns));
+    results.push(measureInFreshProcess(index, configuration.name, turns));
   }
   const steps = session.turns.reduce((sum, turn) => sum + turn.steps.length + 1, 0);
   const floor = overBudgetAlone(session, counter);
