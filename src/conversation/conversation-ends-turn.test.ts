@@ -7,7 +7,7 @@ import { CACHE_USAGE_RANGE } from './prompt-cache.js';
 const counter = await loadTokenCounter();
 
 /** Two turns of a conversation, the answers stored as `storeAnswer` does; the cache ranges recorded. */
-async function twoTurns(storeAnswer: 'with-the-figures' | 'apart') {
+async function twoTurns(storeAnswer: 'with-the-figures' | 'with-a-copy-of-the-figures' | 'apart') {
   const store = await HistoryStore.open({ memory: true });
   const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 10_000 });
   const writes: string[] = [];
@@ -18,10 +18,11 @@ async function twoTurns(storeAnswer: 'with-the-figures' | 'apart') {
     await conversation.send(() => Promise.resolve({ usage }));
     writes.length = 0;
     const answer = { role: 'assistant' as const, content: `answer ${turn}` };
-    if (storeAnswer === 'with-the-figures') await conversation.append([answer], { endsTurn: { usage } });
-    else await conversation.append([answer]);
-    await conversation.endTurn({ usage });
-    expect(writes).toHaveLength(storeAnswer === 'with-the-figures' ? 1 : 2);
+    if (storeAnswer === 'apart') await conversation.append([answer]);
+    else await conversation.append([answer], { endsTurn: { usage } });
+    // A caller may hand endTurn its own copy of the usage (parsed again, or rebuilt): the same figures.
+    await conversation.endTurn({ usage: storeAnswer === 'with-a-copy-of-the-figures' ? structuredClone(usage) : usage });
+    expect(writes).toHaveLength(storeAnswer === 'apart' ? 2 : 1);
   }
   await stop();
   const ranges = (await store.ranges(conversation.agentId, { kind: CACHE_USAGE_RANGE })).map((range) => ({ first: range.first, last: range.last, data: range.data }));
@@ -41,5 +42,12 @@ describe('an answer appended as the end of its turn', () => {
     ]);
     expect(apart.ranges.map(({ data }) => data)).toEqual(together.ranges.map(({ data }) => data));
     expect(together.cache).toEqual(apart.cache);
+  });
+
+  it('records the figures once when endTurn is given an equal copy of the usage the append ended the turn with', async () => {
+    const together = await twoTurns('with-the-figures');
+    const copied = await twoTurns('with-a-copy-of-the-figures');
+    expect(copied.ranges.map(({ data }) => data)).toEqual(together.ranges.map(({ data }) => data));
+    expect(copied.cache).toEqual(together.cache);
   });
 });

@@ -52,7 +52,7 @@ export interface AppendMessagesOptions {
   /**
    * The messages end the turn (the model's answer) and this is the turn's usage: its cache
    * figures are stored in the append's transaction rather than in one of their own when
-   * `endTurn` is given the same usage.
+   * `endTurn` is given the same usage (the same object, or an equal copy).
    */
   readonly endsTurn?: { readonly usage: unknown } | undefined;
 }

@@ -1,6 +1,7 @@
 import { uncompactSummary } from './uncompact-summary.js';
 import type { Message, ToolCallPart, ToolResultPart } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
+import { sameJsonValue } from '../message/same-json-value.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { MessagePosition } from './conversation-store.js';
 import type { TokenCount } from '../tokens/token-counter.js';
@@ -217,8 +218,8 @@ export class Conversation {
    */
   async endTurn(input: { readonly usage?: unknown } = {}): Promise<PruneResult> {
     if (this.#budget.learn(input.usage)) this.#state.setBudgetTokens(this.#workingBudget);
-    // An append that ended the turn with this usage recorded the figures already.
-    const recorded = this.#turnEndedWith !== undefined && this.#turnEndedWith.usage === input.usage;
+    // An append that ended the turn with this usage (the same object or an equal copy) recorded the figures already.
+    const recorded = this.#turnEndedWith !== undefined && sameJsonValue(this.#turnEndedWith.usage, input.usage);
     this.#turnEndedWith = undefined;
     if (!recorded) await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
