@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { HistoryStore } from './history-store.js';
 import { latestMigration } from './migrations.js';
+import { ABANDONED_BUILD_MS } from './pglite-template.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pglite-template-'));
 const cache = join(work, 'cache');
@@ -55,6 +56,22 @@ describe('a new PGlite store starts as a copy of the template', () => {
     // Stores made from it wrote nothing into it; its files and the copies' are the owner's only.
     expect(statSync(join(templateFolder, 'store.tar')).mtimeMs).toBe(archive.mtimeMs);
     for (const path of [join(templateFolder, 'store', 'PG_VERSION'), join(work, 'second', 'PG_VERSION')]) expect(statSync(path).mode & 0o077).toBe(0);
+  }, 120_000);
+
+  it('removes the build folders a killed builder left, and not one that may still be building', async () => {
+    const cacheHome = join(work, 'cache-with-leftovers');
+    const root = join(cacheHome, 'sliding-context');
+    mkdirSync(join(root, 'building-killed', 'store'), { recursive: true });
+    mkdirSync(join(root, 'building-running'), { recursive: true });
+    const longAgo = (Date.now() - ABANDONED_BUILD_MS - 60_000) / 1000;
+    utimesSync(join(root, 'building-killed'), longAgo, longAgo);
+    const Store = await freshStoreModule(cacheHome);
+    const store = await Store.open({ memory: true });
+    await store.close();
+    const left = readdirSync(root);
+    expect(left).not.toContain('building-killed');
+    expect(left).toContain('building-running');
+    expect(left.filter((name) => name.startsWith('pglite-'))).toHaveLength(1);
   }, 120_000);
 
   it('without a cache folder it can write to, a new store is made as PGlite makes it', async () => {

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -60,12 +60,30 @@ export function pgliteTemplate(startParams: readonly string[]): Promise<PGliteTe
   return pending;
 }
 
+/** A build folder untouched for this long was left by a process that died while building (a build takes seconds). */
+export const ABANDONED_BUILD_MS = 60 * 60 * 1000;
+
+/** Removes the build folders in `root` that a killed process left behind (each about 40 MB). */
+function removeAbandonedBuilds(root: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith('building-')) continue;
+    const path = join(root, name);
+    try {
+      if (now - statSync(path).mtimeMs > ABANDONED_BUILD_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already (its builder finished), or not ours to remove: left as it is.
+    }
+  }
+}
+
 async function findOrBuild(startParams: readonly string[]): Promise<PGliteTemplate | undefined> {
   const root = cacheFolder();
   const folder = join(root, `pglite-${pgliteVersion()}-${latestMigration}`);
   const template = { directory: join(folder, 'store'), archive: join(folder, 'store.tar') };
   if (existsSync(template.archive)) return template;
   mkdirSync(root, { recursive: true, mode: 0o700 });
+  removeAbandonedBuilds(root);
   const building = mkdtempSync(join(root, 'building-'));
   try {
     await buildTemplate(building, startParams);
