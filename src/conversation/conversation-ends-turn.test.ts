@@ -50,4 +50,23 @@ describe('an answer appended as the end of its turn', () => {
     expect(copied.ranges.map(({ data }) => data)).toEqual(together.ranges.map(({ data }) => data));
     expect(copied.cache).toEqual(together.cache);
   });
+
+  it('when the answer\'s append fails, endTurn still records every request of the turn', async () => {
+    const store = await HistoryStore.open({ memory: true });
+    try {
+      const conversation = await openConversation({ store, provider: 'openai', model: 'gpt-4o', counter, budgetTokens: 10_000 });
+      await conversation.append([{ role: 'user', content: 'question' }]);
+      const usages = [40, 60].map((cached) => ({ prompt_tokens: 100, completion_tokens: 3, total_tokens: 103, prompt_tokens_details: { cached_tokens: cached } }));
+      for (const usage of usages) await conversation.send(() => Promise.resolve({ usage }));
+      // Another writer moves the agent on: the answer's append is refused, its figures not stored.
+      await store.append(conversation.agentId, [{ role: 'event', kind: 'mark', label: 'elsewhere' }]);
+      const last = usages[1];
+      await expect(conversation.append([{ role: 'assistant', content: 'answer' }], { endsTurn: { usage: last } })).rejects.toMatchObject({ code: 'STALE_WINDOW' });
+      await conversation.endTurn({ usage: last });
+      const ranges = await store.ranges(conversation.agentId, { kind: CACHE_USAGE_RANGE });
+      expect(ranges.map((range) => range.data)).toEqual([{ requests: 2, inputTokens: 200, cacheReadTokens: 100, cacheWriteTokens: 0 }]);
+    } finally {
+      await store.close();
+    }
+  });
 });

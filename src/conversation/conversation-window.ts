@@ -119,16 +119,16 @@ export class ConversationWindow {
     return new WindowState({ ...target, counter, system, tools, budgetTokens: this.#options.workingBudget(), pinFirstExchange, policy, storedAs });
   }
 
-  /**
-   * Takes a run (see `runsEndingAtRewinds`) into the window, then stores it in one transaction.
-   * On any failure the window is loaded again from the store, which holds the truth.
-   */
   /** The agent's last seq as this window knows it: the next append expects it. */
   get lastSeq(): number {
     return this.#lastSeq;
   }
 
-  /** Stores a run of messages the window takes; `ranges` are stored with them, in their transaction. */
+  /**
+   * Takes a run (see `runsEndingAtRewinds`) into the window, then stores it in one transaction,
+   * with `ranges` recorded in the same transaction. On any failure the window is loaded again
+   * from the store, which holds the truth.
+   */
   async appendRun(run: readonly Message[], ranges?: readonly ContextRangeInput[]): Promise<void> {
     const { store, agentId, counter, target, settings } = this.#options;
     try {

@@ -121,14 +121,18 @@ export class Conversation {
     const last = runs.at(-1)?.at(-1);
     // The turn's figures go with the last run when it ends with a model message, where `endTurn` would record them.
     const endsTurn = options.endsTurn !== undefined && last !== undefined && last.role !== 'event' ? options.endsTurn : undefined;
-    const figures = endsTurn && this.#cache.endTurn(endsTurn.usage);
+    const figures = endsTurn && this.#cache.turnFigures(endsTurn.usage);
     for (const [index, run] of runs.entries()) {
       // The run's last message lands right after the seq the append expects, or the append fails.
       const at = { agentId: this.agentId, seq: this.#window.lastSeq + run.length };
       const ranges = figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : undefined;
       await this.#window.appendRun(run, ranges);
     }
-    if (endsTurn) this.#turnEndedWith = { usage: endsTurn.usage };
+    if (endsTurn) {
+      // The turn ends once its figures are stored: after a failed append, `endTurn` records them all.
+      this.#cache.endTurn(endsTurn.usage);
+      this.#turnEndedWith = { usage: endsTurn.usage };
+    }
   }
 
   /**

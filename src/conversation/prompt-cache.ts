@@ -53,13 +53,19 @@ export class PromptCacheTracker {
 
   /**
    * The turn's figures, with the usage given at its end (unless a result already carried that
-   * very object); undefined when no request reported any. Starts the next turn.
+   * very object); undefined when no request reported any. The turn goes on (see {@link endTurn}).
    */
-  endTurn(usage: unknown): TurnCacheUsage | undefined {
+  turnFigures(usage: unknown): TurnCacheUsage | undefined {
     const all = usage === undefined || this.#turn.includes(usage) ? this.#turn : [...this.#turn, usage];
-    this.#turn = [];
     const read = all.map(cacheUsageFromUsage).filter((figures): figures is CacheUsage => figures !== undefined);
     return read.length === 0 ? undefined : { ...addCacheUsage(read), requests: read.length };
+  }
+
+  /** The turn's figures, as {@link turnFigures} gives them. Starts the next turn. */
+  endTurn(usage: unknown): TurnCacheUsage | undefined {
+    const figures = this.turnFigures(usage);
+    this.#turn = [];
+    return figures;
   }
 }
 
