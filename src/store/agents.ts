@@ -77,16 +77,9 @@ const keyOf = (rootId: string, id: string) => `${rootId}/${id}`;
  * Every agent, with its message count, stored tokens and last activity, its name, what it
  * inherits from its ancestors and the title of its first exchange.
  */
-export async function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
-  const reads = agentListingReads(db);
-  const agents = agentTotals(await reads.totals.execute());
-  const [firsts, tree, forkTokens] = await Promise.all([reads.firsts.execute(), reads.tree.execute(), reads.forkTokens.execute()]);
-  return listedAgents(
-    agents,
-    new Map(firsts.map((row) => [keyOf(row.root_id, row.agent_id), row])),
-    tree,
-    new Map(forkTokens.map((fork) => [keyOf(fork.root_id, fork.id), Number(fork.tokens)])),
-  );
+export function listAgents(db: StoreDatabase): Promise<AgentSummary[]> {
+  // A listing's first call reads every agent whole.
+  return new KeptAgentListing(db).list();
 }
 
 /** What a listing kept of an agent: its own totals over its first `messages` seqs, and its first exchange's start once stored. */
