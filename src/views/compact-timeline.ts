@@ -53,7 +53,8 @@ function rowState(row: TimelineRowJson & { readonly type: 'exchange' }): string 
  */
 export function compactTimeline(history: AgentHistory) {
   const { agents, indexOf } = agentList();
-  const cleared = clearedByExchange(history);
+  // Figured once per history: a window of it asked for too uses the same counts.
+  const { cleared } = figuresOf(history);
   const rows = history.timeline.map((row) => compactRow(row, indexOf, cleared));
   return { ...headerOf(history), agents, rows };
 }
