@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,5 +57,20 @@ describe('the built command line', () => {
     const agents = built(['agents', '--data-dir', dataDir, '--json']);
     expect(agents.status, agents.stderr).toBe(0);
     expect(agents.stdout).toContain(agentId);
+  });
+
+  it('runs PGlite on the baseline WebAssembly compiler on every Node: a command that opens a store stays far below 400 MiB', () => {
+    const file = join(work, 'compiler-conversation.json');
+    writeFileSync(file, JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]));
+    // The child reports its own peak resident memory (kB) as it exits.
+    const report = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`peak ${process.resourceUsage().maxRSS}\\n`))';
+    const args = ['--import', report, 'dist/cli/main.js', 'import', file, '--data-dir', join(work, 'compiler-store')];
+    const run = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+    expect(run.status, run.stderr).toBe(0);
+    const peakKb = Number(/peak (\d+)/.exec(run.stderr)?.[1]);
+    // About 180 MiB with the baseline compiler only; over 600 MiB when V8 also optimizes PGlite's
+    // functions, as Node 24 did while the CLI set --liftoff-only alone.
+    expect(peakKb / 1024).toBeGreaterThan(50);
+    expect(peakKb / 1024).toBeLessThan(400);
   });
 });

@@ -16,8 +16,10 @@ import { usageError } from './usage-error.js';
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 // PGlite's WebAssembly is compiled by the baseline compiler only: a command runs for about a
 // second, and optimizing its hot functions on the other core cost more than it saved (opening a
-// store took twice the CPU time with it).
-setFlagsFromString('--liftoff-only');
+// store took twice the CPU time with it, and on Node 24 over 600 MB of memory). A flag set after
+// start does not bring the flags it implies on the command line, and Node 24's V8 reads those:
+// each is set.
+setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering');
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) {
