@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newAgentMeta } from '../src/conversation/agent-settings.js';
 import { openConversation } from '../src/conversation/conversation.js';
+import type { Message } from '../src/message/message.js';
 import { HistoryStore } from '../src/store/history-store.js';
 import { createServerDatabase } from '../src/testing/server-database.js';
 import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
@@ -78,6 +79,47 @@ function coldHistoryMs(dataDir: string, agentId: string, runs: number): { first:
   return { first: times[0] ?? Number.NaN, later: median(times.slice(1)) };
 }
 
+/**
+ * One append timed from the agent's tip and the long way, alternately, on two agents holding the same
+ * history: an idempotency key sends an append the long way (the agent's row locked and read, the
+ * exchange a tool result joins read), so both are measured in one run. Median ms of each, per turn
+ * shape: a user turn (the answer, then the next question) and a tool loop's step (the call, then its result).
+ */
+async function tipAgainstLongWay(store: HistoryStore, rounds: number): Promise<(string | number)[][]> {
+  const history = agentConversation(100);
+  const [fromTip, longWay] = [await store.createAgent(), await store.createAgent()];
+  for (const agent of [fromTip, longWay]) await store.append(agent, history);
+  const shapes: [string, (round: number) => Message[][]][] = [
+    ['a user turn: the answer, then the next question', (round) => [[{ role: 'assistant', content: `answer ${round}` }], [{ role: 'user', content: `question ${round}` }]]],
+    [
+      'a tool step: the call, then its result',
+      (round) => [
+        [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `bench-${round}`, toolName: 'read_file', input: { path: 'a.ts' } }] }],
+        [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: `bench-${round}`, toolName: 'read_file', output: { type: 'text', value: 'export {}' } }] }],
+      ],
+    ],
+  ];
+  let key = 0;
+  const rows: (string | number)[][] = [];
+  for (const [shape, batchesOf] of shapes) {
+    // Each turn starts an exchange, so that a tool step's result joins the call just stored.
+    for (const agent of [fromTip, longWay]) await store.append(agent, [{ role: 'user', content: 'next' }], { idempotencyKey: `start ${String(key++)}` });
+    const times: [number[], number[]] = [[], []];
+    for (let round = 0; round < rounds; round++) {
+      for (const batch of batchesOf(round)) {
+        for (const [index, agent] of [fromTip, longWay].entries()) {
+          const start = performance.now();
+          await store.append(agent, batch, index === 0 ? {} : { idempotencyKey: `long way ${String(key++)}` });
+          times[index]?.push(performance.now() - start);
+        }
+      }
+    }
+    const [tip, long] = times.map(median) as [number, number];
+    rows.push([shape, formatMs(tip), formatMs(long), formatRatio(long / tip)]);
+  }
+  return rows;
+}
+
 async function timeMedianAsync(repeat: number, work: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let round = 0; round < repeat; round++) {
@@ -94,6 +136,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const sizes = quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const counter = await loadTokenCounter();
   const appendRows: (string | number)[][] = [];
+  const tipRows: (string | number)[][] = [];
   const loadRows: (string | number)[][] = [];
   const coldRows: (string | number)[][] = [];
   const available = await engines();
@@ -113,6 +156,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
         for (let index = 0; index < batches; index++) await store.append(agent, agentConversation(100, index * 25));
         const batchRate = (batches * batch.length) / ((performance.now() - start) / 1000);
         appendRows.push([engine.name, Math.round(singleRate), Math.round(batchRate)]);
+        for (const row of await tipAgainstLongWay(store, quick ? 50 : 300)) tipRows.push([engine.name, ...row]);
         let smallest: number | undefined;
         for (const size of sizes) {
           const grown = await storedAgent(store, counter, size);
@@ -153,6 +197,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const server = process.env.DATABASE_URL ? '' : ' (no server: DATABASE_URL is not set)';
   return [
     `### Store: appends per second${server}\n\n${markdownTable(['engine', 'one message per commit', 'batched, 100 per commit'], appendRows)}`,
+    `### Store: one append from the agent's tip against the long way, median ms${server}\n\n${markdownTable(['engine', 'each turn', 'from the tip', 'the long way', 'long way / tip'], tipRows)}\n\nTwo agents with the same 100-message history, appended to alternately; each timed append is one of the turn's two. From the tip, the store starts from what its last append to the agent left (its last seq, the digest of what the model sees, the exchange open) and its write names the last seq it started from; the long way (forced here with an idempotency key) locks and reads the agent's row, and reads the exchange a tool result joins.`,
     `### Store: opening a conversation as the history grows, budget 100,000 tokens (goal: 1M within 1.5× of 10k)\n\n${markdownTable(
       ['engine', 'history messages', 'window messages', 'open + first request, median ms', 'vs 10k', 'replaying the whole history, ms', 'the /history view, ms'],
       loadRows,

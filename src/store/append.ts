@@ -17,10 +17,11 @@ import type { DatabaseSchema } from './database-schema.js';
 import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
 import type { AppendOptions, AppendResult, StoredCount } from './history-store-types.js';
 import { visiblePath } from './lineage.js';
-import { digestsAfterRewind, insertPrefixRows, planAppendDigests, prefixRowValues } from './prefix-digests.js';
+import { type AppendTip, openExchangeAfter, pairingSkeleton } from './append-tips.js';
+import { digestsAfterRewind, insertPrefixRows, planAppendDigests, type PrefixRow, type PrefixState, prefixRowValues } from './prefix-digests.js';
 import { requireStorableIdentifiers } from './require-storable-identifiers.js';
 import { encodeStoredJson, storableDisplayText } from './stored-json.js';
-import { modelMessageRows, toStoredMessage, unknownAgent } from './stored-rows.js';
+import { modelMessageRows, type StoreDatabase, toStoredMessage, unknownAgent } from './stored-rows.js';
 import type { SeqSegment } from './visible-segments.js';
 
 /** Rows per INSERT statement: large appends go in several statements of one transaction. */
@@ -119,9 +120,10 @@ const STATEMENT_PARAMETERS = 60_000;
  * Runs writes as one statement, all but the last as data-modifying CTEs of the last: PGlite
  * spends about as much on each statement of a transaction as on the rows it writes, so a short
  * append costs one statement instead of four. No write reads another's rows (they all see the
- * snapshot the statement started with). False, and nothing run, when they take too many parameters.
+ * snapshot the statement started with). The last write's rows; undefined, and nothing run, when
+ * they take too many parameters.
  */
-async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<boolean> {
+async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<unknown[] | undefined> {
   const parts: string[] = [];
   const parameters: unknown[] = [];
   for (const write of writes) {
@@ -130,11 +132,157 @@ async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, write
     parts.push(offset === 0 ? compiled.sql : compiled.sql.replace(/\$(\d+)/g, (_, index: string) => `$${String(Number(index) + offset)}`));
     for (const parameter of compiled.parameters) parameters.push(parameter);
   }
-  if (parameters.length > STATEMENT_PARAMETERS) return false;
+  if (parameters.length > STATEMENT_PARAMETERS) return undefined;
   const last = parts.pop() ?? '';
   const text = parts.length === 0 ? last : `with ${parts.map((part, index) => `write_${String(index)} as (${part})`).join(', ')} ${last}`;
-  await transaction.executeQuery(CompiledQuery.raw(text, parameters));
-  return true;
+  return (await transaction.executeQuery(CompiledQuery.raw(text, parameters))).rows;
+}
+
+/** `items` in runs of `size`. */
+function chunks<Item>(items: readonly Item[], size: number): Item[][] {
+  const runs: Item[][] = [];
+  for (let start = 0; start < items.length; start += size) runs.push(items.slice(start, start + size));
+  return runs;
+}
+
+/** Where an append starts: the agent's last seq and the chain of what its model sees. */
+interface AppendStart {
+  readonly lastSeq: number;
+  readonly prefix: PrefixState;
+}
+
+/** An append, and the agent's tip after it (none after a retried idempotency key). */
+export interface AppendDone {
+  readonly result: AppendResult;
+  readonly tip: AppendTip | undefined;
+}
+
+/** An append without a rewind, ready to write: its rows, and the agent's update. */
+interface PlannedWrites {
+  readonly rows: Compilable[];
+  /** Sets the agent's last seq and tip, where its last seq is still the one the append started from (returning it). */
+  readonly update: Compilable;
+}
+
+/** The writes of an append of `validated` (no rewind among them) after `start`, whose new prefix rows and tip are `planned`. */
+function plannedWrites(
+  db: StoreDatabase,
+  key: AgentKey,
+  validated: readonly Message[],
+  options: AppendOptions,
+  start: AppendStart,
+  planned: { readonly rows: readonly PrefixRow[]; readonly tip: PrefixState },
+): PlannedWrites {
+  const firstSeq = start.lastSeq + 1;
+  const toolParts = toolPartRows(key, validated, firstSeq);
+  const rows = messageRowsOf(key, validated, options, firstSeq);
+  return {
+    rows: [
+      db.insertInto('messages').values(rows),
+      // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
+      ...chunks(toolParts, 5000).map((chunk) => db.insertInto('tool_parts').values(chunk)),
+      ...(planned.rows.length > 0 ? [db.insertInto('prefix_digests').values(prefixRowValues(key, planned.rows))] : []),
+      ...(options.ranges !== undefined && options.ranges.length > 0 ? [db.insertInto('context_ranges').values(rangeRows(key, options.ranges))] : []),
+    ],
+    update: db
+      .updateTable('agents')
+      .set({ last_seq: start.lastSeq + validated.length, prefix_digest: planned.tip.digest, prefix_length: planned.tip.length })
+      .where('root_id', '=', key.rootId)
+      .where('id', '=', key.id)
+      .where('last_seq', '=', start.lastSeq)
+      .returning('last_seq'),
+  };
+}
+
+/**
+ * The rows of the batch `validated` (its first message stored at `firstSeq`) from its `from`th
+ * message to before its `to`th: with their counts, the batch's key and their dates.
+ */
+function messageRowsOf(key: AgentKey, validated: readonly Message[], options: AppendOptions, firstSeq: number, from = 0, to = validated.length) {
+  const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
+  return validated.slice(from, to).map((message, offset) => {
+    const index = from + offset;
+    const count = target === null ? null : (options.counts?.[index] ?? null);
+    const stored = count && target !== null ? { ...count, target } : null;
+    // Only the first row carries the key: the unique index allows one per agent.
+    return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
+  });
+}
+
+/** Most messages an append made from a tip holds: a longer batch goes the long way. */
+const TIP_APPEND_MESSAGES = 100;
+
+/** An append planned from the agent's tip, and the tip after it. */
+export interface TipAppend {
+  readonly writes: PlannedWrites;
+  readonly result: AppendResult;
+  readonly tip: AppendTip;
+}
+
+/**
+ * Plans an append from the agent's tip (see `append-tips.ts`), checked against the tip as the long
+ * way checks against the stored agent. Undefined when it needs what only the store holds: an
+ * idempotency key to look up, a rewind, the exchange a tool result joins when the tip lacks it, a
+ * pairing problem (the long way reports it from the stored history), a last seq other than the
+ * one expected (the long way tells a moved agent from a stale tip), or an empty or long batch.
+ */
+export function planAppendFromTip(
+  db: StoreDatabase,
+  key: AgentKey,
+  validated: readonly Message[],
+  options: AppendOptions,
+  tip: AppendTip,
+): TipAppend | undefined {
+  if (validated.length === 0 || validated.length > TIP_APPEND_MESSAGES || options.idempotencyKey !== undefined) return undefined;
+  if (options.expectedLastSeq !== undefined && options.expectedLastSeq !== tip.lastSeq) return undefined;
+  const openExchange = needsOpenExchange(validated) ? tip.openExchange : [];
+  if (openExchange === undefined) return undefined;
+  const problem = findAppendPairingProblem(openExchange, validated);
+  if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') return undefined;
+  const firstSeq = tip.lastSeq + 1;
+  const planned = planAppendDigests(tip.prefix, validated, firstSeq);
+  if (planned === undefined) return undefined;
+  const lastSeq = tip.lastSeq + validated.length;
+  return {
+    writes: plannedWrites(db, key, validated, options, tip, planned),
+    result: { firstSeq, lastSeq, duplicate: false },
+    tip: { lastSeq, prefix: planned.tip, openExchange: openExchangeAfter(tip.openExchange, validated) },
+  };
+}
+
+/** True for the error of a write that collided with a row another writer stored (a unique key). */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
+}
+
+/**
+ * Writes an append planned from a tip, in its transaction: on PGlite one statement, the agent's
+ * update last; on a server the update first (it takes the agent's row lock), then the rows.
+ * @throws SlidingContextError `STALE_WINDOW` when the agent moved on past the tip (its last seq is
+ * another, or a row the append writes is stored already): the transaction then rolls back
+ */
+export async function writeAppendFromTip(
+  transaction: Transaction<DatabaseSchema>,
+  agentId: string,
+  planned: TipAppend,
+  options: AppendOptions,
+  oneStatement: boolean,
+): Promise<void> {
+  const stale = () => new SlidingContextError('STALE_WINDOW', `Agent ${agentId} moved on past seq ${String(planned.result.firstSeq - 1)}: another writer appended first.`);
+  const { rows, update } = planned.writes;
+  throwIfAborted(options.signal, agentId);
+  try {
+    const updated = oneStatement ? await runAsOneStatement(transaction, [...rows, update]) : undefined;
+    if (updated === undefined) {
+      // On a server (or past one statement's parameters) the update goes first: there it takes the agent's row lock.
+      if ((await transaction.executeQuery(update)).rows.length === 0) throw stale();
+      for (const write of rows) await transaction.executeQuery(write);
+    } else if (updated.length === 0) throw stale();
+  } catch (error) {
+    throw isUniqueViolation(error) ? stale() : error;
+  }
+  options.onProgress?.(planned.result.lastSeq - planned.result.firstSeq + 1, planned.result.lastSeq - planned.result.firstSeq + 1);
+  throwIfAborted(options.signal, agentId);
 }
 
 /** The body of an append, inside its transaction; see `HistoryStore.append`. */
@@ -145,7 +293,7 @@ export async function appendInTransaction(
   options: AppendOptions,
   /** PGlite: the writes after the agent's row is locked go as one statement (see {@link runAsOneStatement}). */
   oneStatement = false,
-): Promise<AppendResult> {
+): Promise<AppendDone> {
   const agentId = formatAgentId(key);
   // The agent's row is locked first: writers of one agent queue here, so that what they check
   // next (a retried key, the last seq, the exchange appended to) cannot change under them.
@@ -166,7 +314,7 @@ export async function appendInTransaction(
       .where('agent_id', '=', key.id)
       .where('idempotency_key', '=', options.idempotencyKey)
       .executeTakeFirst();
-    if (seen) return { firstSeq: seen.seq, lastSeq: seen.seq + validated.length - 1, duplicate: true };
+    if (seen) return { result: { firstSeq: seen.seq, lastSeq: seen.seq + validated.length - 1, duplicate: true }, tip: undefined };
   }
   if (options.expectedLastSeq !== undefined && agent.last_seq !== options.expectedLastSeq) {
     throw new SlidingContextError(
@@ -174,63 +322,51 @@ export async function appendInTransaction(
       `Agent ${agentId} moved on past seq ${String(options.expectedLastSeq)}: another writer appended first; reload the window and try again.`,
     );
   }
-  const openExchange = needsOpenExchange(validated) ? await readOpenExchange(transaction, key, agent.last_seq) : [];
-  const problem = findAppendPairingProblem(openExchange, validated);
+  const readExchange = needsOpenExchange(validated) ? await readOpenExchange(transaction, key, agent.last_seq) : undefined;
+  const problem = findAppendPairingProblem(readExchange ?? [], validated);
   if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') throw pairingError({ ...problem, code: problem.code });
+  const start = { lastSeq: agent.last_seq, prefix: { digest: agent.prefix_digest, length: agent.prefix_length } };
   const firstSeq = agent.last_seq + 1;
   const lastSeq = agent.last_seq + validated.length;
+  const result = { firstSeq, lastSeq, duplicate: false };
+  const tipAfter = (prefix: PrefixState): AppendTip => ({ lastSeq, prefix, openExchange: openExchangeAfter(readExchange?.map(pairingSkeleton), validated) });
   // The prefix index follows in the same transaction: the agent's new tip, and a row per user message.
-  const planned = planAppendDigests({ digest: agent.prefix_digest, length: agent.prefix_length }, validated, firstSeq);
-  const tip = planned === undefined ? {} : { prefix_digest: planned.tip.digest, prefix_length: planned.tip.length };
-  const target = options.countTarget === undefined ? null : countTargetKey(options.countTarget);
-  const rowAt = (message: Message, index: number) => {
-    const count = target === null ? null : (options.counts?.[index] ?? null);
-    const stored = count && target !== null ? { ...count, target } : null;
-    // Only the first row carries the key: the unique index allows one per agent.
-    return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
-  };
+  const planned = planAppendDigests(start.prefix, validated, firstSeq);
   if (oneStatement && planned !== undefined && validated.length > 0 && validated.length <= INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
-    const toolParts = toolPartRows(key, validated, firstSeq);
-    const writes: Compilable[] = [
-      transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id),
-      ...(toolParts.length > 0 ? [transaction.insertInto('tool_parts').values(toolParts)] : []),
-      ...(planned.rows.length > 0 ? [transaction.insertInto('prefix_digests').values(prefixRowValues(key, planned.rows))] : []),
-      ...(options.ranges !== undefined && options.ranges.length > 0 ? [transaction.insertInto('context_ranges').values(rangeRows(key, options.ranges))] : []),
-      transaction.insertInto('messages').values(validated.map(rowAt)),
-    ];
-    if (await runAsOneStatement(transaction, writes)) {
+    const { rows, update } = plannedWrites(transaction, key, validated, options, start, planned);
+    if (await runAsOneStatement(transaction, [...rows, update])) {
       options.onProgress?.(validated.length, validated.length);
       throwIfAborted(options.signal, agentId);
-      return { firstSeq, lastSeq, duplicate: false };
+      return { result, tip: tipAfter(planned.tip) };
     }
   }
+  const tip = planned === undefined ? {} : { prefix_digest: planned.tip.digest, prefix_length: planned.tip.length };
   await transaction.updateTable('agents').set({ last_seq: lastSeq, ...tip }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
-  for (let start = 0; start < validated.length; start += INSERT_CHUNK) {
+  for (let from = 0; from < validated.length; from += INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
-    const chunk = validated.slice(start, start + INSERT_CHUNK);
-    await transaction
-      .insertInto('messages')
-      .values(chunk.map((message, offset) => rowAt(message, start + offset)))
-      .execute();
-    const toolParts = toolPartRows(key, chunk, firstSeq + start);
+    await transaction.insertInto('messages').values(messageRowsOf(key, validated, options, firstSeq, from, from + INSERT_CHUNK)).execute();
     // 7 parameters a row: 5,000 rows stay under PostgreSQL's 65,535 per statement.
-    for (let from = 0; from < toolParts.length; from += 5000) {
-      await transaction.insertInto('tool_parts').values(toolParts.slice(from, from + 5000)).execute();
+    for (const toolParts of chunks(toolPartRows(key, validated.slice(from, from + INSERT_CHUNK), firstSeq + from), 5000)) {
+      await transaction.insertInto('tool_parts').values(toolParts).execute();
     }
-    options.onProgress?.(Math.min(start + INSERT_CHUNK, validated.length), validated.length);
+    options.onProgress?.(Math.min(from + INSERT_CHUNK, validated.length), validated.length);
   }
-  if (planned !== undefined) await insertPrefixRows(transaction, key, planned.rows);
-  else {
+  let prefix: PrefixState;
+  if (planned !== undefined) {
+    await insertPrefixRows(transaction, key, planned.rows);
+    prefix = planned.tip;
+  } else {
     // A rewind: what the model sees is read from the path, now that the events are written.
     const after = await digestsAfterRewind(transaction, key, firstSeq, lastSeq, validated);
     await insertPrefixRows(transaction, key, after.rows);
     await transaction.updateTable('agents').set({ prefix_digest: after.tip.digest, prefix_length: after.tip.length }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
+    prefix = after.tip;
   }
   if (options.ranges !== undefined && options.ranges.length > 0) await insertRanges(transaction, key, options.ranges);
   // Last chance: an interrupt that came during the final insert still rolls everything back.
   throwIfAborted(options.signal, agentId);
-  return { firstSeq, lastSeq, duplicate: false };
+  return { result, tip: tipAfter(prefix) };
 }
 
 /**

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
-import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
+import { appendInTransaction, planAppendFromTip, throwIfAborted, validateAppend, withPinEvents, writeAppendFromTip } from './append.js';
+import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
 import type {
   AgentSummary,
@@ -92,6 +94,8 @@ export class HistoryStore {
   #closing: Promise<void> | undefined;
   /** Serving a PGlite directory to other processes, while this one holds it. */
   #service: StoreService | undefined;
+  /** Where the agents appended to here stand: their next append starts from there. */
+  readonly #tips = new AppendTips();
 
   /** A store on an open database; a remote store passes one that runs nothing. */
   protected constructor(database: OpenDatabase, options: OpenStoreOptions = {}) {
@@ -180,11 +184,12 @@ export class HistoryStore {
     const id = randomUUID();
     const key = { rootId: id, id };
     throwIfAborted(options.signal, id);
-    const result = await this.#write(id, async (transaction) => {
+    const done = await this.#write(id, async (transaction) => {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
       return appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite');
     });
-    return { agentId: id, ...result };
+    if (done.tip) this.#tips.keep(id, done.tip);
+    return { agentId: id, ...done.result };
   }
 
   /**
@@ -199,7 +204,22 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    return this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite'));
+    const oneStatement = this.#database.engine === 'pglite';
+    const tip = this.#tips.take(agentId);
+    const planned = tip && planAppendFromTip(this.#database.db, key, validated, withPins, tip);
+    if (planned) {
+      try {
+        await this.#write(agentId, (transaction) => writeAppendFromTip(transaction, agentId, planned, withPins, oneStatement));
+        this.#tips.keep(agentId, planned.tip);
+        return planned.result;
+      } catch (error) {
+        // A stale tip (another writer appended since): nothing was written; the long way reads the agent.
+        if (!isSlidingContextError(error, 'STALE_WINDOW')) throw error;
+      }
+    }
+    const done = await this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins, oneStatement));
+    if (done.tip) this.#tips.keep(agentId, done.tip);
+    return done.result;
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */

@@ -38,16 +38,17 @@ class PGliteDriver implements Driver {
     return new PGliteConnection(this.#client, release);
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+  // No parameters: the simple protocol, one call into PGlite where a query with parameters takes six.
+  async beginTransaction(): Promise<void> {
+    await this.#client.exec('begin');
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+  async commitTransaction(): Promise<void> {
+    await this.#client.exec('commit');
   }
 
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  async rollbackTransaction(): Promise<void> {
+    await this.#client.exec('rollback');
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
