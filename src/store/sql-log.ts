@@ -2,7 +2,8 @@
  * The SQL log: with `SLIDING_CONTEXT_SQL_LOG=<file>` set, every statement the store issues is
  * appended to the file as one JSON line, `{"sql": "...", "parameters": ["<digest>", ...]}`, so
  * that what a deployment runs can be checked (for instance, that each statement routes to one
- * Citus shard). The parameters hold the conversation, so only a keyed digest of each is
+ * Citus shard; on PGlite, `begin`, `commit` and `rollback`, sent by the simple protocol, are not
+ * logged). The parameters hold the conversation, so only a keyed digest of each is
  * written (the key is new each time the store opens): enough to tell which parameters of one
  * statement are equal (the `root_id` of two rows of one insert), nothing of what they say. Unset, Kysely is given no logger and runs exactly as without this.
  */
