@@ -123,7 +123,7 @@ const STATEMENT_PARAMETERS = 60_000;
  * snapshot the statement started with). The last write's rows; undefined, and nothing run, when
  * they take too many parameters.
  */
-async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<unknown[] | undefined> {
+export async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<unknown[] | undefined> {
   const parts: string[] = [];
   const parameters: unknown[] = [];
   for (const write of writes) {
@@ -146,7 +146,7 @@ function chunks<Item>(items: readonly Item[], size: number): Item[][] {
 }
 
 /** Where an append starts: the agent's last seq and the chain of what its model sees. */
-interface AppendStart {
+export interface AppendStart {
   readonly lastSeq: number;
   readonly prefix: PrefixState;
 }
@@ -158,14 +158,14 @@ export interface AppendDone {
 }
 
 /** An append without a rewind, ready to write: its rows, and the agent's update. */
-interface PlannedWrites {
+export interface PlannedWrites {
   readonly rows: Compilable[];
   /** Sets the agent's last seq and tip, where its last seq is still the one the append started from (returning it). */
   readonly update: Compilable;
 }
 
 /** The writes of an append of `validated` (no rewind among them) after `start`, whose new prefix rows and tip are `planned`. */
-function plannedWrites(
+export function plannedWrites(
   db: StoreDatabase,
   key: AgentKey,
   validated: readonly Message[],
@@ -207,82 +207,6 @@ function messageRowsOf(key: AgentKey, validated: readonly Message[], options: Ap
     // Only the first row carries the key: the unique index allows one per agent.
     return messageRow(key, firstSeq + index, message, stored, index === 0 ? (options.idempotencyKey ?? null) : null, options.createdAt?.[index]);
   });
-}
-
-/** Most messages an append made from a tip holds: a longer batch goes the long way. */
-const TIP_APPEND_MESSAGES = 100;
-
-/** An append planned from the agent's tip, and the tip after it. */
-export interface TipAppend {
-  readonly writes: PlannedWrites;
-  readonly result: AppendResult;
-  readonly tip: AppendTip;
-}
-
-/**
- * Plans an append from the agent's tip (see `append-tips.ts`), checked against the tip as the long
- * way checks against the stored agent. Undefined when it needs what only the store holds: an
- * idempotency key to look up, a rewind, the exchange a tool result joins when the tip lacks it, a
- * pairing problem (the long way reports it from the stored history), a last seq other than the
- * one expected (the long way tells a moved agent from a stale tip), or an empty or long batch.
- */
-export function planAppendFromTip(
-  db: StoreDatabase,
-  key: AgentKey,
-  validated: readonly Message[],
-  options: AppendOptions,
-  tip: AppendTip,
-): TipAppend | undefined {
-  if (validated.length === 0 || validated.length > TIP_APPEND_MESSAGES || options.idempotencyKey !== undefined) return undefined;
-  if (options.expectedLastSeq !== undefined && options.expectedLastSeq !== tip.lastSeq) return undefined;
-  const openExchange = needsOpenExchange(validated) ? tip.openExchange : [];
-  if (openExchange === undefined) return undefined;
-  const problem = findAppendPairingProblem(openExchange, validated);
-  if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') return undefined;
-  const firstSeq = tip.lastSeq + 1;
-  const planned = planAppendDigests(tip.prefix, validated, firstSeq);
-  if (planned === undefined) return undefined;
-  const lastSeq = tip.lastSeq + validated.length;
-  return {
-    writes: plannedWrites(db, key, validated, options, tip, planned),
-    result: { firstSeq, lastSeq, duplicate: false },
-    tip: { lastSeq, prefix: planned.tip, openExchange: openExchangeAfter(tip.openExchange, validated) },
-  };
-}
-
-/** True for the error of a write that collided with a row another writer stored (a unique key). */
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
-}
-
-/**
- * Writes an append planned from a tip, in its transaction: on PGlite one statement, the agent's
- * update last; on a server the update first (it takes the agent's row lock), then the rows.
- * @throws SlidingContextError `STALE_WINDOW` when the agent moved on past the tip (its last seq is
- * another, or a row the append writes is stored already): the transaction then rolls back
- */
-export async function writeAppendFromTip(
-  transaction: Transaction<DatabaseSchema>,
-  agentId: string,
-  planned: TipAppend,
-  options: AppendOptions,
-  oneStatement: boolean,
-): Promise<void> {
-  const stale = () => new SlidingContextError('STALE_WINDOW', `Agent ${agentId} moved on past seq ${String(planned.result.firstSeq - 1)}: another writer appended first.`);
-  const { rows, update } = planned.writes;
-  throwIfAborted(options.signal, agentId);
-  try {
-    const updated = oneStatement ? await runAsOneStatement(transaction, [...rows, update]) : undefined;
-    if (updated === undefined) {
-      // On a server (or past one statement's parameters) the update goes first: there it takes the agent's row lock.
-      if ((await transaction.executeQuery(update)).rows.length === 0) throw stale();
-      for (const write of rows) await transaction.executeQuery(write);
-    } else if (updated.length === 0) throw stale();
-  } catch (error) {
-    throw isUniqueViolation(error) ? stale() : error;
-  }
-  options.onProgress?.(planned.result.lastSeq - planned.result.firstSeq + 1, planned.result.lastSeq - planned.result.firstSeq + 1);
-  throwIfAborted(options.signal, agentId);
 }
 
 /** The body of an append, inside its transaction; see `HistoryStore.append`. */

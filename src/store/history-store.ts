@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
-import { appendInTransaction, planAppendFromTip, throwIfAborted, validateAppend, withPinEvents, writeAppendFromTip } from './append.js';
+import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
+import { appendKeepingTip, keepTip } from './append-from-tip.js';
 import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
 import type {
@@ -40,28 +40,7 @@ import { serveStore, type StoreService } from './serve-store.js';
 import { outline, timeline, visible, visibleLength, windowTail } from './window-reads.js';
 import { type WriteListener, WriteNotifications } from './write-notifications.js';
 
-export type {
-  AgentSummary,
-  AppendOptions,
-  AppendResult,
-  ContextRange,
-  ContextRangeInput,
-  HistoryMessageRead,
-  HistorySearch,
-  HistorySearchHit,
-  HistorySearchOptions,
-  MessageOutline,
-  MessagePosition,
-  OutlinedToolPart,
-  ReadHistoryMessageOptions,
-  PrefixMatch,
-  OwnRowsRead,
-  StoredCount,
-  StoredMessage,
-  TimelineEntry,
-  TimelineFork,
-  WindowTail,
-} from './history-store-types.js';
+export type * from './history-store-types.js';
 
 /**
  * Saves the views of an agent the store wrote to (its history outline, say), through
@@ -188,8 +167,7 @@ export class HistoryStore {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
       return appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite');
     });
-    if (done.tip) this.#tips.keep(id, done.tip);
-    return { agentId: id, ...done.result };
+    return { agentId: id, ...keepTip(this.#tips, id, done) };
   }
 
   /**
@@ -204,22 +182,8 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    const oneStatement = this.#database.engine === 'pglite';
-    const tip = this.#tips.take(agentId);
-    const planned = tip && planAppendFromTip(this.#database.db, key, validated, withPins, tip);
-    if (planned) {
-      try {
-        await this.#write(agentId, (transaction) => writeAppendFromTip(transaction, agentId, planned, withPins, oneStatement));
-        this.#tips.keep(agentId, planned.tip);
-        return planned.result;
-      } catch (error) {
-        // A stale tip (another writer appended since): nothing was written; the long way reads the agent.
-        if (!isSlidingContextError(error, 'STALE_WINDOW')) throw error;
-      }
-    }
-    const done = await this.#write(agentId, (transaction) => appendInTransaction(transaction, key, validated, withPins, oneStatement));
-    if (done.tip) this.#tips.keep(agentId, done.tip);
-    return done.result;
+    const write = <Result>(work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>) => this.#write(agentId, work);
+    return appendKeepingTip(this.#tips, this.#database.db, write, agentId, key, validated, withPins, this.#database.engine === 'pglite');
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */

@@ -1,0 +1,130 @@
+/**
+ * Appending from the agent's tip (see `append-tips.ts`): planned and checked without reading the
+ * store, written with the agent's update naming the last seq it started from, and made the long
+ * way (`appendInTransaction`) when the tip is missing, cannot serve, or went stale.
+ */
+import type { Transaction } from 'kysely';
+import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
+import type { Message } from '../message/message.js';
+import type { AgentKey } from './agent-id.js';
+import { type AppendDone, appendInTransaction, plannedWrites, type PlannedWrites, runAsOneStatement, throwIfAborted } from './append.js';
+import { type AppendTip, type AppendTips, openExchangeAfter } from './append-tips.js';
+import type { DatabaseSchema } from './database-schema.js';
+import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
+import type { AppendOptions, AppendResult } from './history-store-types.js';
+import { planAppendDigests } from './prefix-digests.js';
+import type { StoreDatabase } from './stored-rows.js';
+
+/** Most messages an append made from a tip holds: a longer batch goes the long way. */
+const TIP_APPEND_MESSAGES = 100;
+
+/** An append planned from the agent's tip, and the tip after it. */
+export interface TipAppend {
+  readonly writes: PlannedWrites;
+  readonly result: AppendResult;
+  readonly tip: AppendTip;
+}
+
+/**
+ * Plans an append from the agent's tip (see `append-tips.ts`), checked against the tip as the long
+ * way checks against the stored agent. Undefined when it needs what only the store holds: an
+ * idempotency key to look up, a rewind, the exchange a tool result joins when the tip lacks it, a
+ * pairing problem (the long way reports it from the stored history), a last seq other than the
+ * one expected (the long way tells a moved agent from a stale tip), or an empty or long batch.
+ */
+export function planAppendFromTip(
+  db: StoreDatabase,
+  key: AgentKey,
+  validated: readonly Message[],
+  options: AppendOptions,
+  tip: AppendTip,
+): TipAppend | undefined {
+  if (validated.length === 0 || validated.length > TIP_APPEND_MESSAGES || options.idempotencyKey !== undefined) return undefined;
+  if (options.expectedLastSeq !== undefined && options.expectedLastSeq !== tip.lastSeq) return undefined;
+  const openExchange = needsOpenExchange(validated) ? tip.openExchange : [];
+  if (openExchange === undefined) return undefined;
+  const problem = findAppendPairingProblem(openExchange, validated);
+  if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') return undefined;
+  const firstSeq = tip.lastSeq + 1;
+  const planned = planAppendDigests(tip.prefix, validated, firstSeq);
+  if (planned === undefined) return undefined;
+  const lastSeq = tip.lastSeq + validated.length;
+  return {
+    writes: plannedWrites(db, key, validated, options, tip, planned),
+    result: { firstSeq, lastSeq, duplicate: false },
+    tip: { lastSeq, prefix: planned.tip, openExchange: openExchangeAfter(tip.openExchange, validated) },
+  };
+}
+
+/** True for the error of a write that collided with a row another writer stored (a unique key). */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
+}
+
+/**
+ * Writes an append planned from a tip, in its transaction: on PGlite one statement, the agent's
+ * update last; on a server the update first (it takes the agent's row lock), then the rows.
+ * @throws SlidingContextError `STALE_WINDOW` when the agent moved on past the tip (its last seq is
+ * another, or a row the append writes is stored already): the transaction then rolls back
+ */
+export async function writeAppendFromTip(
+  transaction: Transaction<DatabaseSchema>,
+  agentId: string,
+  planned: TipAppend,
+  options: AppendOptions,
+  oneStatement: boolean,
+): Promise<void> {
+  const stale = () => new SlidingContextError('STALE_WINDOW', `Agent ${agentId} moved on past seq ${String(planned.result.firstSeq - 1)}: another writer appended first.`);
+  const { rows, update } = planned.writes;
+  throwIfAborted(options.signal, agentId);
+  try {
+    const updated = oneStatement ? await runAsOneStatement(transaction, [...rows, update]) : undefined;
+    if (updated === undefined) {
+      // On a server (or past one statement's parameters) the update goes first: there it takes the agent's row lock.
+      if ((await transaction.executeQuery(update)).rows.length === 0) throw stale();
+      for (const write of rows) await transaction.executeQuery(write);
+    } else if (updated.length === 0) throw stale();
+  } catch (error) {
+    throw isUniqueViolation(error) ? stale() : error;
+  }
+  options.onProgress?.(planned.result.lastSeq - planned.result.firstSeq + 1, planned.result.lastSeq - planned.result.firstSeq + 1);
+  throwIfAborted(options.signal, agentId);
+}
+
+/** Runs an append's work in one transaction of the store (see `HistoryStore`'s writes). */
+export type AppendWrite = <Result>(work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>) => Promise<Result>;
+
+/**
+ * Appends checked messages (`validated`, pin events included) to an agent: from its tip when
+ * `tips` holds one that serves, else (or when it went stale) the long way; the tip after it is kept.
+ */
+export async function appendKeepingTip(
+  tips: AppendTips,
+  db: StoreDatabase,
+  write: AppendWrite,
+  agentId: string,
+  key: AgentKey,
+  validated: readonly Message[],
+  options: AppendOptions,
+  oneStatement: boolean,
+): Promise<AppendResult> {
+  const tip = tips.take(agentId);
+  const planned = tip && planAppendFromTip(db, key, validated, options, tip);
+  if (planned) {
+    try {
+      await write((transaction) => writeAppendFromTip(transaction, agentId, planned, options, oneStatement));
+      tips.keep(agentId, planned.tip);
+      return planned.result;
+    } catch (error) {
+      // A stale tip (another writer appended since): nothing was written; the long way reads the agent.
+      if (!isSlidingContextError(error, 'STALE_WINDOW')) throw error;
+    }
+  }
+  return keepTip(tips, agentId, await write((transaction) => appendInTransaction(transaction, key, validated, options, oneStatement)));
+}
+
+/** The result of an append made the long way, its tip kept. */
+export function keepTip(tips: AppendTips, agentId: string, done: AppendDone): AppendResult {
+  if (done.tip) tips.keep(agentId, done.tip);
+  return done.result;
+}
