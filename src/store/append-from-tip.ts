@@ -43,8 +43,7 @@ export function planAppendFromTip(
   if (options.expectedLastSeq !== undefined && options.expectedLastSeq !== tip.lastSeq) return undefined;
   const openExchange = needsOpenExchange(validated) ? tip.openExchange : [];
   if (openExchange === undefined) return undefined;
-  const problem = findAppendPairingProblem(openExchange, validated);
-  if (problem && problem.code !== 'MISSING_TOOL_RESULT' && problem.code !== 'DUPLICATE_TOOL_CALL_ID') return undefined;
+  if (findAppendPairingProblem(openExchange, validated)) return undefined;
   const firstSeq = tip.lastSeq + 1;
   const planned = planAppendDigests(tip.prefix, validated, firstSeq);
   if (planned === undefined) return undefined;
