@@ -1,4 +1,5 @@
 import { pretokenizePattern } from './pretokenize-pattern.js';
+import { selfIteratingRegex } from './self-iterating-regex.js';
 import type { EncodingName, TextEncoding } from './text-encoding.js';
 
 /** Pieces longer than this are split before encoding: BPE is quadratic in a piece's length. */
@@ -64,7 +65,7 @@ function latin1(bytes: Iterable<number>): string {
  * {@link LONG_RUN_CHARACTERS}, cut into cached chunks.
  */
 export function createBpeTextEncoding(source: BpeSource): TextEncoding {
-  const pattern = pretokenizePattern(source.name);
+  const pattern = selfIteratingRegex(pretokenizePattern(source.name));
   const chunkCounts = new Map<string, number>();
   let byteRanks: Map<string, number> | undefined;
 

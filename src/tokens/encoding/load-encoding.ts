@@ -1,17 +1,20 @@
+import { BytePairEncodingCore } from 'gpt-tokenizer/BytePairEncodingCore';
+import { getEncodingParams } from 'gpt-tokenizer/modelParams';
 import { createBpeTextEncoding } from './bpe-text-encoding.js';
+import { selfIteratingRegex } from './self-iterating-regex.js';
 import type { EncodingName, TextEncoding } from './text-encoding.js';
 
-const ORDINARY = { disallowedSpecial: new Set<string>() };
 const loaded = new Map<EncodingName, Promise<TextEncoding>>();
 
 async function load(name: EncodingName): Promise<TextEncoding> {
-  const [library, ranks] =
-    name === 'o200k_base'
-      ? await Promise.all([import('gpt-tokenizer/encoding/o200k_base'), import('gpt-tokenizer/esm/bpeRanks/o200k_base')])
-      : await Promise.all([import('gpt-tokenizer/encoding/cl100k_base'), import('gpt-tokenizer/esm/bpeRanks/cl100k_base')]);
+  const ranks = name === 'o200k_base' ? await import('gpt-tokenizer/esm/bpeRanks/o200k_base') : await import('gpt-tokenizer/esm/bpeRanks/cl100k_base');
+  const params = getEncodingParams(name, () => ranks.default);
+  // gpt-tokenizer's own encoder, with a pre-tokenizer regex of our own that stays compiled (see `selfIteratingRegex`).
+  const encoder = new BytePairEncodingCore({ ...params, tokenSplitRegex: selfIteratingRegex(params.tokenSplitRegex) });
   return createBpeTextEncoding({
     name,
-    countOrdinary: (text) => library.countTokens(text, ORDINARY),
+    // No special tokens allowed: their strings count as ordinary text.
+    countOrdinary: (text) => encoder.countNative(text),
     ranks: ranks.default,
   });
 }
