@@ -86,7 +86,8 @@ export async function writeAppendFromTip(
   } catch (error) {
     throw isUniqueViolation(error) ? stale() : error;
   }
-  options.onProgress?.(planned.result.lastSeq - planned.result.firstSeq + 1, planned.result.lastSeq - planned.result.firstSeq + 1);
+  const written = planned.result.lastSeq - planned.result.firstSeq + 1;
+  options.onProgress?.(written, written);
   throwIfAborted(options.signal, agentId);
 }
 

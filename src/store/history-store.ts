@@ -4,7 +4,7 @@ import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
-import { appendKeepingTip, keepTip } from './append-from-tip.js';
+import { appendKeepingTip, type AppendWrite, keepTip } from './append-from-tip.js';
 import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
 import type {
@@ -182,7 +182,7 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    const write = <Result>(work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>) => this.#write(agentId, work);
+    const write: AppendWrite = (work) => this.#write(agentId, work);
     return appendKeepingTip(this.#tips, this.#database.db, write, agentId, key, validated, withPins, this.#database.engine === 'pglite');
   }
 
