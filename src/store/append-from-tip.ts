@@ -4,10 +4,11 @@
  * way (`appendInTransaction`) when the tip is missing, cannot serve, or went stale.
  */
 import type { Transaction } from 'kysely';
+import type { GuardedWrite } from './direct-transaction.js';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
 import type { AgentKey } from './agent-id.js';
-import { type AppendDone, appendInTransaction, plannedWrites, type PlannedWrites, runAsOneStatement, throwIfAborted } from './append.js';
+import { type AppendDone, appendInTransaction, asOneStatement, plannedWrites, type PlannedWrites, throwIfAborted } from './append.js';
 import { type AppendTip, type AppendTips, openExchangeAfter } from './append-tips.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { findAppendPairingProblem, needsOpenExchange } from './find-append-pairing-problem.js';
@@ -61,28 +62,33 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Writes an append planned from a tip, in its transaction: on PGlite one statement, the agent's
- * update last; on a server the update first (it takes the agent's row lock), then the rows.
+ * The statements of an append planned from a tip, guarded by the agent's update naming the last
+ * seq the tip holds: on PGlite one statement, the update last (it returns the row it updated);
+ * on a server the update first (it takes the agent's row lock), then the rows.
+ */
+export function tipWrite(planned: TipAppend, oneStatement: boolean): GuardedWrite {
+  const { rows, update } = planned.writes;
+  const statement = oneStatement ? asOneStatement([...rows, update]) : undefined;
+  // Past one statement's parameters, too, the update goes first.
+  return statement ? { guard: statement, rest: [] } : { guard: update.compile(), rest: rows.map((write) => write.compile()) };
+}
+
+/**
+ * Writes an append planned from a tip (see {@link tipWrite}) with `direct`.
  * @throws SlidingContextError `STALE_WINDOW` when the agent moved on past the tip (its last seq is
- * another, or a row the append writes is stored already): the transaction then rolls back
+ * another, or a row the append writes is stored already): nothing is then written
  */
 export async function writeAppendFromTip(
-  transaction: Transaction<DatabaseSchema>,
+  direct: (write: GuardedWrite) => Promise<boolean>,
   agentId: string,
   planned: TipAppend,
   options: AppendOptions,
   oneStatement: boolean,
 ): Promise<void> {
   const stale = () => new SlidingContextError('STALE_WINDOW', `Agent ${agentId} moved on past seq ${String(planned.result.firstSeq - 1)}: another writer appended first.`);
-  const { rows, update } = planned.writes;
   throwIfAborted(options.signal, agentId);
   try {
-    const updated = oneStatement ? await runAsOneStatement(transaction, [...rows, update]) : undefined;
-    if (updated === undefined) {
-      // On a server (or past one statement's parameters) the update goes first: there it takes the agent's row lock.
-      if ((await transaction.executeQuery(update)).rows.length === 0) throw stale();
-      for (const write of rows) await transaction.executeQuery(write);
-    } else if (updated.length === 0) throw stale();
+    if (!(await direct(tipWrite(planned, oneStatement)))) throw stale();
   } catch (error) {
     throw isUniqueViolation(error) ? stale() : error;
   }
@@ -91,8 +97,16 @@ export async function writeAppendFromTip(
   throwIfAborted(options.signal, agentId);
 }
 
-/** Runs an append's work in one transaction of the store (see `HistoryStore`'s writes). */
-export type AppendWrite = <Result>(work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>) => Promise<Result>;
+/** How the store runs an append's writes, each in one transaction (see `HistoryStore`'s writes). */
+export interface AppendWrites {
+  readonly db: StoreDatabase;
+  /** The long way's, in a Kysely transaction. */
+  inTransaction<Result>(work: (transaction: Transaction<DatabaseSchema>) => Promise<Result>): Promise<Result>;
+  /** The tip's, in a direct transaction (see direct-transaction.ts); false when its guard stopped it. */
+  direct(write: GuardedWrite): Promise<boolean>;
+  /** PGlite: the writes go as one statement (see {@link asOneStatement}). */
+  readonly oneStatement: boolean;
+}
 
 /**
  * Appends checked messages (`validated`, pin events included) to an agent: from its tip when
@@ -100,19 +114,18 @@ export type AppendWrite = <Result>(work: (transaction: Transaction<DatabaseSchem
  */
 export async function appendKeepingTip(
   tips: AppendTips,
-  db: StoreDatabase,
-  write: AppendWrite,
+  writes: AppendWrites,
   agentId: string,
   key: AgentKey,
   validated: readonly Message[],
   options: AppendOptions,
-  oneStatement: boolean,
 ): Promise<AppendResult> {
+  const { db, oneStatement } = writes;
   const tip = tips.take(agentId);
   const planned = tip && planAppendFromTip(db, key, validated, options, tip);
   if (planned) {
     try {
-      await write((transaction) => writeAppendFromTip(transaction, agentId, planned, options, oneStatement));
+      await writeAppendFromTip((write) => writes.direct(write), agentId, planned, options, oneStatement);
       tips.keep(agentId, planned.tip);
       return planned.result;
     } catch (error) {
@@ -120,7 +133,7 @@ export async function appendKeepingTip(
       if (!isSlidingContextError(error, 'STALE_WINDOW')) throw error;
     }
   }
-  return keepTip(tips, agentId, await write((transaction) => appendInTransaction(transaction, key, validated, options, oneStatement)));
+  return keepTip(tips, agentId, await writes.inTransaction((transaction) => appendInTransaction(transaction, key, validated, options, oneStatement)));
 }
 
 /** The result of an append made the long way, its tip kept. */

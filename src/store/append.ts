@@ -117,13 +117,13 @@ function toolPartRows(key: AgentKey, messages: readonly Message[], firstSeq: num
 const STATEMENT_PARAMETERS = 60_000;
 
 /**
- * Runs writes as one statement, all but the last as data-modifying CTEs of the last: PGlite
- * spends about as much on each statement of a transaction as on the rows it writes, so a short
- * append costs one statement instead of four. No write reads another's rows (they all see the
- * snapshot the statement started with). The last write's rows; undefined, and nothing run, when
- * they take too many parameters.
+ * Writes as one statement, all but the last as data-modifying CTEs of the last: PGlite spends
+ * about as much on each statement of a transaction as on the rows it writes, so a short append
+ * costs one statement instead of four. No write reads another's rows (they all see the snapshot
+ * the statement started with); the statement gives the last write's rows. Undefined when the
+ * writes take too many parameters.
  */
-export async function runAsOneStatement(transaction: Transaction<DatabaseSchema>, writes: readonly Compilable[]): Promise<unknown[] | undefined> {
+export function asOneStatement(writes: readonly Compilable[]): CompiledQuery | undefined {
   const parts: string[] = [];
   const parameters: unknown[] = [];
   for (const write of writes) {
@@ -135,7 +135,7 @@ export async function runAsOneStatement(transaction: Transaction<DatabaseSchema>
   if (parameters.length > STATEMENT_PARAMETERS) return undefined;
   const last = parts.pop() ?? '';
   const text = parts.length === 0 ? last : `with ${parts.map((part, index) => `write_${String(index)} as (${part})`).join(', ')} ${last}`;
-  return (await transaction.executeQuery(CompiledQuery.raw(text, parameters))).rows;
+  return CompiledQuery.raw(text, parameters);
 }
 
 /** `items` in runs of `size`. */
@@ -215,7 +215,7 @@ export async function appendInTransaction(
   key: AgentKey,
   validated: readonly Message[],
   options: AppendOptions,
-  /** PGlite: the writes after the agent's row is locked go as one statement (see {@link runAsOneStatement}). */
+  /** PGlite: the writes after the agent's row is locked go as one statement (see {@link asOneStatement}). */
   oneStatement = false,
 ): Promise<AppendDone> {
   const agentId = formatAgentId(key);
@@ -259,7 +259,9 @@ export async function appendInTransaction(
   if (oneStatement && planned !== undefined && validated.length > 0 && validated.length <= INSERT_CHUNK) {
     throwIfAborted(options.signal, agentId);
     const { rows, update } = plannedWrites(transaction, key, validated, options, start, planned);
-    if (await runAsOneStatement(transaction, [...rows, update])) {
+    const statement = asOneStatement([...rows, update]);
+    if (statement) {
+      await transaction.executeQuery(statement);
       options.onProgress?.(validated.length, validated.length);
       throwIfAborted(options.signal, agentId);
       return { result, tip: tipAfter(planned.tip) };

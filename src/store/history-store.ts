@@ -4,7 +4,8 @@ import type { Message, ModelMessage } from '../message/message.js';
 import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
-import { appendKeepingTip, type AppendWrite, keepTip } from './append-from-tip.js';
+import { appendKeepingTip, type AppendWrites, keepTip } from './append-from-tip.js';
+import type { GuardedWrite } from './direct-transaction.js';
 import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
 import type {
@@ -100,6 +101,13 @@ export class HistoryStore {
     return result;
   }
 
+  /** {@link #write}, as a direct transaction (see direct-transaction.ts): an append from the agent's tip. False when its guard stopped it. */
+  async #writeDirect(agentId: string, write: GuardedWrite): Promise<boolean> {
+    const written = await this.#views.write(agentId, () => this.#database.directTransaction(write, this.#notifications.notice(agentId)));
+    if (written) this.#notifications.committed(agentId);
+    return written;
+  }
+
   /**
    * Calls `listener` with the agent id after each committed write (append, fork, ranges,
    * rename, a new agent): on PGlite those of this process and of those served through it, on a
@@ -182,8 +190,13 @@ export class HistoryStore {
     const key = parseAgentId(agentId);
     const [validated, withPins] = withPinEvents(validateAppend(messages, options), options);
     throwIfAborted(options.signal, agentId);
-    const write: AppendWrite = (work) => this.#write(agentId, work);
-    return appendKeepingTip(this.#tips, this.#database.db, write, agentId, key, validated, withPins, this.#database.engine === 'pglite');
+    const writes: AppendWrites = {
+      db: this.#database.db,
+      inTransaction: (work) => this.#write(agentId, work),
+      direct: (write) => this.#writeDirect(agentId, write),
+      oneStatement: this.#database.engine === 'pglite',
+    };
+    return appendKeepingTip(this.#tips, writes, agentId, key, validated, withPins);
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */

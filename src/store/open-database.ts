@@ -8,7 +8,8 @@ import { parseDatabaseUrl } from './database-url.js';
 import { checkStoreDirectory } from './check-store-directory.js';
 import { lockDirectory } from './directory-lock.js';
 import { latestMigration, migrationProvider } from './migrations.js';
-import { pgliteDialect } from './pglite-dialect.js';
+import { pgliteDialect, PGliteSession } from './pglite-dialect.js';
+import { type DirectTransaction, pgliteDirectTransaction, serverDirectTransaction } from './direct-transaction.js';
 import { copyTemplate, pgliteTemplate, templateArchive } from './pglite-template.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
@@ -38,6 +39,8 @@ export interface OpenDatabase {
    * notification's payload; resolves once listening, to a function that closes the connection.
    */
   readonly listen?: ((channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>) | undefined;
+  /** Runs compiled statements in one transaction, past Kysely's transaction machinery (see direct-transaction.ts). */
+  readonly directTransaction: DirectTransaction;
   close(): Promise<void>;
 }
 
@@ -115,6 +118,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
   let release: () => void = () => undefined;
   let engine: OpenDatabase['engine'];
   let listen: OpenDatabase['listen'];
+  let directTransaction: DirectTransaction;
   let copied = false;
   const log = sqlLogFromEnvironment();
   if ('databaseUrl' in location) {
@@ -122,6 +126,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: location.connections ?? DEFAULT_SERVER_CONNECTIONS });
     db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
+    directTransaction = serverDirectTransaction(pool, log);
     engine = 'postgres';
     const { databaseUrl } = location;
     listen = async (channel, onPayload) => {
@@ -154,7 +159,9 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       }
       const options = { startParams, ...(template && !('dataDir' in location) && { loadDataDir: templateArchive(template) }) };
       const client = 'dataDir' in location ? new PGlite(location.dataDir, options) : new PGlite(options);
-      db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client), ...(log && { log }) });
+      const session = new PGliteSession(client);
+      db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(session), ...(log && { log }) });
+      directTransaction = pgliteDirectTransaction(session, log);
     } catch (error) {
       release();
       throw error;
@@ -187,5 +194,5 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     await close();
     throw error;
   }
-  return { db, engine, dataDir, ...(listen && { listen }), close };
+  return { db, engine, dataDir, ...(listen && { listen }), directTransaction, close };
 }

@@ -13,15 +13,37 @@ import {
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /**
- * One connection at a time: PGlite is a single session, so a second logical connection would
- * interleave its statements with an open transaction. Acquiring waits for the previous release.
+ * PGlite's one session, used by one caller at a time: a second logical connection would
+ * interleave its statements with an open transaction. Kysely's connections and the store's
+ * direct transactions (see direct-transaction.ts) queue here.
  */
-class PGliteDriver implements Driver {
-  readonly #client: PGlite;
+export class PGliteSession {
+  readonly client: PGlite;
   #queue: Promise<void> = Promise.resolve();
 
   constructor(client: PGlite) {
-    this.#client = client;
+    this.client = client;
+  }
+
+  /** Waits for the previous user to release the session; resolves to the function that releases it. */
+  async acquire(): Promise<() => void> {
+    let release: () => void = () => undefined;
+    const previous = this.#queue;
+    this.#queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return release;
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #session: PGliteSession;
+  readonly #client: PGlite;
+
+  constructor(session: PGliteSession) {
+    this.#session = session;
+    this.#client = session.client;
   }
 
   async init(): Promise<void> {
@@ -29,13 +51,7 @@ class PGliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    let release: () => void = () => undefined;
-    const previous = this.#queue;
-    this.#queue = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    return new PGliteConnection(this.#client, release);
+    return new PGliteConnection(this.#client, await this.#session.acquire());
   }
 
   // No parameters: the simple protocol, one call into PGlite where a query with parameters takes six.
@@ -82,11 +98,12 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
-/** A Kysely dialect for an embedded PGlite: PostgreSQL's SQL, one session at a time. */
-export function pgliteDialect(client: PGlite): Dialect {
+/** A Kysely dialect for an embedded PGlite (`session`, or a client's own): PostgreSQL's SQL, one session at a time. */
+export function pgliteDialect(session: PGliteSession | PGlite): Dialect {
+  const shared = session instanceof PGliteSession ? session : new PGliteSession(session);
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PGliteDriver(client),
+    createDriver: () => new PGliteDriver(shared),
     createQueryCompiler: () => new PostgresQueryCompiler(),
     createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
   };

@@ -20,6 +20,7 @@ const HELD_ELSEWHERE: OpenDatabase = {
   },
   engine: 'pglite',
   dataDir: undefined,
+  directTransaction: () => Promise.reject(new SlidingContextError('STORE_UNAVAILABLE', 'This store is held by another process: its operations run there.')),
   close: () => Promise.resolve(),
 };
 

@@ -3,7 +3,9 @@
  * appended to the file as one JSON line, `{"sql": "...", "parameters": ["<digest>", ...]}`, so
  * that what a deployment runs can be checked (for instance, that each statement routes to one
  * Citus shard; on PGlite, `begin`, `commit` and `rollback`, sent by the simple protocol, are not
- * logged). The parameters hold the conversation, so only a keyed digest of each is
+ * logged). A statement sent with its values written in as literals (an append from the agent's
+ * tip, see direct-transaction.ts) is logged as Kysely compiled it, its values as parameters.
+ * The parameters hold the conversation, so only a keyed digest of each is
  * written (the key is new each time the store opens): enough to tell which parameters of one
  * statement are equal (the `root_id` of two rows of one insert), nothing of what they say. Unset, Kysely is given no logger and runs exactly as without this.
  */

@@ -1,3 +1,4 @@
+import type { CommitNotice } from './direct-transaction.js';
 import { sql } from 'kysely';
 import type { OpenDatabase } from './open-database.js';
 import type { StoreDatabase } from './stored-rows.js';
@@ -33,6 +34,11 @@ export class WriteNotifications {
   async announce(transaction: StoreDatabase, agentId: string): Promise<void> {
     if (this.#database.listen === undefined) return;
     await sql`select pg_notify(${WRITES_CHANNEL}, ${agentId})`.execute(transaction);
+  }
+
+  /** The NOTIFY a direct transaction sends with its commit (see direct-transaction.ts): on a server only, as {@link announce}. */
+  notice(agentId: string): CommitNotice | undefined {
+    return this.#database.listen === undefined ? undefined : { channel: WRITES_CHANNEL, payload: agentId };
   }
 
   /** Tells the listeners of a committed write on PGlite, where every write runs in this process. */
