@@ -65,8 +65,8 @@ describe('inlining a statement\'s parameters', () => {
     );
   });
 
-  it('gives up on a value it cannot write as a literal: bytes, an object, an array, an invalid date', () => {
-    for (const value of [Buffer.from('x'), new Uint8Array([1]), { a: 1 }, ['a'], new Date(Number.NaN)]) {
+  it('gives up on a value it cannot write as a literal: bytes, an object, an array, an invalid date, text with a NUL', () => {
+    for (const value of [Buffer.from('x'), new Uint8Array([1]), { a: 1 }, ['a'], new Date(Number.NaN), 'before\u0000after']) {
       expect(inlineParameters(CompiledQuery.raw('select $1, $2', ['fine', value]))).toBeUndefined();
     }
   });

@@ -2,10 +2,10 @@ import type { CompiledQuery } from 'kysely';
 
 /**
  * A value as a SQL literal of no stated type, as PostgreSQL takes a parameter sent as text with
- * no type (what `pg` and PGlite send): the column or operator it meets gives its type. Strings
+ * no type (as `pg` sends it): the column or operator it meets gives its type. Strings
  * are escaped in the `E'…'` form, backslashes and quotes doubled, which reads the same whatever
  * `standard_conforming_strings` is. Undefined for a value that is not text, a number, a boolean,
- * a date or null.
+ * a date or null, and for text holding a NUL (PostgreSQL refuses it in text either way).
  */
 function sqlLiteral(value: unknown): string | undefined {
   if (value === null || value === undefined) return 'null';
@@ -14,6 +14,8 @@ function sqlLiteral(value: unknown): string | undefined {
   else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
   else if (value instanceof Date && !Number.isNaN(value.getTime())) text = value.toISOString();
   else return undefined;
+  // The simple protocol's query is a C string: a NUL would end it inside the literal.
+  if (text.includes('\u0000')) return undefined;
   return `E'${text.replaceAll('\\', '\\\\').replaceAll('\'', '\'\'')}'`;
 }
 
