@@ -47,9 +47,12 @@ interface Session {
  */
 async function runGuardedWrite(session: Session, write: GuardedWrite, notice: CommitNotice | undefined, log: StatementLog | undefined): Promise<boolean> {
   const noticeQuery = notice && CompiledQuery.raw('select pg_notify($1, $2)', [notice.channel, notice.payload]);
-  for (const query of [write.guard, ...write.rest, ...(noticeQuery ? [noticeQuery] : [])]) log?.({ level: 'query', query, queryDurationMillis: 0 });
+  const logged = (query: CompiledQuery) => {
+    log?.({ level: 'query', query, queryDurationMillis: 0 });
+    return query;
+  };
   try {
-    const guard = inlineParameters(write.guard);
+    const guard = inlineParameters(logged(write.guard));
     const guarded = guard === undefined ? (await session.simple('begin'), await session.extended(write.guard)) : await session.simple(`begin; ${guard}`);
     if (guarded.length === 0) {
       await session.simple('rollback');
@@ -57,7 +60,7 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
     }
     const commit: string[] = [];
     for (const query of [...write.rest, ...(noticeQuery ? [noticeQuery] : [])]) {
-      const inlined = inlineParameters(query);
+      const inlined = inlineParameters(logged(query));
       if (inlined !== undefined) commit.push(inlined);
       else {
         // Sent in order: what was gathered first, then this one with its parameters.
