@@ -75,3 +75,22 @@ describe('the prefix index against reading every history', () => {
     }), { numRuns: 10 });
   });
 });
+
+describe('agents created in one tick of the clock (PGlite\'s is a millisecond)', () => {
+  it('are ordered alike by the prefix index and by reading every history: the first by ids', async () => {
+    const z: Message = { role: 'user', content: 'z' };
+    const sent: ModelMessage[] = [{ role: 'user', content: 'z' }, { role: 'system', content: 's' }, { role: 'assistant', content: 'z' }];
+    // An agent, its fork and another agent, made back to back: often two of them in one millisecond.
+    for (let round = 0; round < 30; round++) {
+      const store = await HistoryStore.open({ memory: true });
+      try {
+        const first = (await store.createAgentWithMessages({}, [z])).agentId;
+        await store.fork(first);
+        await store.createAgentWithMessages({}, [z]);
+        expect(await store.findStoredPrefix(sent)).toEqual(await findConversationByReading(store, sent));
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});

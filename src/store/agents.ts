@@ -38,7 +38,10 @@ export function agentListingReads(db: StoreDatabase) {
         fn.max('messages.created_at').as('last_message'),
       ])
       .groupBy(['agents.root_id', 'agents.id', 'agents.parent_id', 'agents.created_at'])
-      .orderBy('agents.created_at'),
+      // Agents created in one tick of the clock (PGlite's is a millisecond) in one order, always.
+      .orderBy('agents.created_at')
+      .orderBy('agents.root_id')
+      .orderBy('agents.id'),
     /** Each agent's first exchange start, for its title. */
     firsts: db
       .selectFrom('messages')
@@ -51,7 +54,7 @@ export function agentListingReads(db: StoreDatabase) {
     /** The agents table's rows: the tree, names, meta, and how many rows each stored. */
     tree: treeRead(db),
     /** The same, oldest first: a kept listing's order. */
-    treeByAge: treeRead(db).orderBy('created_at'),
+    treeByAge: treeRead(db).orderBy('created_at').orderBy('root_id').orderBy('id'),
     /** For each fork, the tokens of its parent's own messages up to the fork point. */
     forkTokens: db
       .selectFrom('agents as child')

@@ -188,9 +188,13 @@ async function visibleShared(
   return shared;
 }
 
+/** Orders text as PostgreSQL orders the lowercase ids it gives: by code unit. */
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Of agents that tie, the one `findConversationByPrefix` takes: the latest activity (its latest
- * message, or its creation, to the millisecond), then the first created.
+ * message, or its creation, to the millisecond), then the first created, then (created in one
+ * tick of the clock) the first by root id and id, as the agents listing orders them.
  */
 async function mostRecentlyActive(db: StoreDatabase, tied: readonly Found[]): Promise<Found> {
   const ranked: { found: Found; lastActivity: number; created: number }[] = [];
@@ -214,6 +218,8 @@ async function mostRecentlyActive(db: StoreDatabase, tied: readonly Found[]): Pr
       if (found) ranked.push({ found, lastActivity: new Date(row.last_message ?? row.created_at).getTime(), created: Number(row.created_micros) });
     }
   }
-  ranked.sort((a, b) => b.lastActivity - a.lastActivity || a.created - b.created);
+  // Created in one tick of the clock: by ids, as the agents listing orders them.
+  const byIds = (a: Found, b: Found) => compareText(a.rootId, b.rootId) || compareText(a.id, b.id);
+  ranked.sort((a, b) => b.lastActivity - a.lastActivity || a.created - b.created || byIds(a.found, b.found));
   return (ranked[0]?.found ?? tied[0]) as Found;
 }
