@@ -218,7 +218,6 @@ async function mostRecentlyActive(db: StoreDatabase, tied: readonly Found[]): Pr
       if (found) ranked.push({ found, lastActivity: new Date(row.last_message ?? row.created_at).getTime(), created: Number(row.created_micros) });
     }
   }
-  // Created in one tick of the clock: by ids, as the agents listing orders them.
   const byIds = (a: Found, b: Found) => compareText(a.rootId, b.rootId) || compareText(a.id, b.id);
   ranked.sort((a, b) => b.lastActivity - a.lastActivity || a.created - b.created || byIds(a.found, b.found));
   return (ranked[0]?.found ?? tied[0]) as Found;

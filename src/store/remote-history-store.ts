@@ -13,14 +13,16 @@ import type { OpenDatabase } from './open-database.js';
 import { fitsSocketPath, type ServedOperation, storeSocketPath } from './serve-store.js';
 import { decodeWire, encodeWire, type WireAnswer } from './store-wire.js';
 
+const heldElsewhere = () => new SlidingContextError('STORE_UNAVAILABLE', 'This store is held by another process: its operations run there.');
+
 /** What a remote store has instead of a database: every operation is sent to the holder. */
 const HELD_ELSEWHERE: OpenDatabase = {
   get db(): never {
-    throw new SlidingContextError('STORE_UNAVAILABLE', 'This store is held by another process: its operations run there.');
+    throw heldElsewhere();
   },
   engine: 'pglite',
   dataDir: undefined,
-  directTransaction: () => Promise.reject(new SlidingContextError('STORE_UNAVAILABLE', 'This store is held by another process: its operations run there.')),
+  directTransaction: () => Promise.reject(heldElsewhere()),
   close: () => Promise.resolve(),
 };
 
