@@ -3,7 +3,8 @@
  * in as few round trips as the guard allows: the path of an append planned from the agent's tip,
  * taken on every turn of a proxied conversation. Measured a second apart on a server, Kysely's
  * `transaction()` spent 0.6–1 ms of a 2–3 ms append on its own steps, and each statement sent on
- * its own costs a round trip; this sends `begin` with the guard, then the rest with the commit.
+ * its own costs a round trip; this sends the whole transaction as one message where it can (see
+ * {@link runGuardedWrite}), else `begin` with the guard, then the rest with the commit.
  */
 import { CompiledQuery, type LogEvent } from 'kysely';
 import type { Pool, QueryResult } from 'pg';
@@ -39,19 +40,50 @@ interface Session {
   extended(query: CompiledQuery): Promise<readonly unknown[]>;
 }
 
+/** PostgreSQL's `division_by_zero`: what a guard made to fail (see {@link failingWhenEmpty}) raises when it gives no rows. */
+const GUARD_GAVE_NO_ROWS = '22012';
+
 /**
- * The statements go as few messages as their values allow: `begin` and the guard, then the rest,
- * the notice and `commit`, each as one simple-protocol message with the values written in as
- * literals (see inline-parameters.ts); a statement whose values cannot be goes on its own, with
- * its parameters. The SQL log gets each statement as Kysely compiled it, its values as parameters.
+ * The guard as a statement that fails when it gives no rows (a division by the rows it gave), so
+ * that the rest can follow it in the same message: the failure stops the message there. Undefined
+ * for a guard with a WITH of its own, which cannot be nested in another.
+ */
+function failingWhenEmpty(guard: CompiledQuery): CompiledQuery | undefined {
+  if (/^\s*with\b/i.test(guard.sql)) return undefined;
+  return CompiledQuery.raw(`with guarded as (${guard.sql}) select 1 / count(*) from guarded`, [...guard.parameters]);
+}
+
+const hasCode = (error: unknown, code: string) => typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+
+/**
+ * The statements go as few messages as their values allow. When every value can be written in as
+ * a literal (see inline-parameters.ts) and the guard can be made to fail on no rows, all of it is
+ * one simple-protocol message: `begin`, the guard, the rest, the notice and `commit`; the rest
+ * then must not divide by zero, which would read as the guard's stop. Otherwise `begin` and the
+ * guard go first, then the rest with the commit, a statement whose values cannot be inlined on its
+ * own with its parameters. The SQL log gets each statement as sent, its values as parameters.
  */
 async function runGuardedWrite(session: Session, write: GuardedWrite, notice: CommitNotice | undefined, log: StatementLog | undefined): Promise<boolean> {
   const noticeQuery = notice && CompiledQuery.raw('select pg_notify($1, $2)', [notice.channel, notice.payload]);
+  const rest = noticeQuery ? [...write.rest, noticeQuery] : write.rest;
   const logged = (query: CompiledQuery) => {
     log?.({ level: 'query', query, queryDurationMillis: 0 });
     return query;
   };
+  const checkedGuard = failingWhenEmpty(write.guard);
+  const oneMessage = checkedGuard && [checkedGuard, ...rest].map((query) => inlineParameters(query));
   try {
+    if (checkedGuard && oneMessage?.every((text) => text !== undefined)) {
+      for (const query of [checkedGuard, ...rest]) logged(query);
+      try {
+        await session.simple(['begin', ...oneMessage, 'commit'].join('; '));
+        return true;
+      } catch (error) {
+        if (!hasCode(error, GUARD_GAVE_NO_ROWS)) throw error;
+        await session.simple('rollback');
+        return false;
+      }
+    }
     const guard = inlineParameters(logged(write.guard));
     const guarded = guard === undefined ? (await session.simple('begin'), await session.extended(write.guard)) : await session.simple(`begin; ${guard}`);
     if (guarded.length === 0) {
@@ -59,7 +91,7 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
       return false;
     }
     const commit: string[] = [];
-    for (const query of [...write.rest, ...(noticeQuery ? [noticeQuery] : [])]) {
+    for (const query of rest) {
       const inlined = inlineParameters(logged(query));
       if (inlined !== undefined) commit.push(inlined);
       else {

@@ -44,6 +44,9 @@ describe('the routing check', () => {
       'update agents set last_seq = $1 where root_id = $2 and id = $3',
       'delete from tool_parts where root_id = \'00000000-0000-4000-8000-000000000000\'',
       'select * from messages m where m.root_id = $1 and exists (select 1 from tool_parts t where t.root_id = m.root_id and t.seq = m.seq)',
+      // A CTE that updates or deletes goes with the statement: the tip append's guard.
+      'with guarded as (update agents set last_seq = $1 where root_id = $2 and id = $3 and last_seq = $4 returning last_seq) select 1 / count(*) from guarded',
+      'with gone as (delete from tool_parts where root_id = $1 returning seq) select count(*) from gone',
     ]) {
       expect(await routeOf(sql), sql).toMatchObject({ route: 'single-shard', reasons: [], unexpected: false });
     }
@@ -73,6 +76,9 @@ describe('the routing check', () => {
       ['select * from messages where root_id = $1 and root_id = $2 union all select * from messages where agent_id = $3', 'messages is not filtered on root_id equality'],
       ['select * from messages where root_id = $1 or', 'does not parse'],
       ['with moved as (select * from messages) insert into messages (root_id, agent_id, seq) values ($1, $2, $3)', 'names 1 distributed table(s) where this check does not look'],
+      ['with guarded as (update agents set last_seq = $1 where id = $2 returning last_seq) select 1 / count(*) from guarded', 'agents is not filtered on root_id equality'],
+      ['with added as (insert into messages (root_id, agent_id, seq) values ($1, $2, $3) returning seq) select count(*) from added', 'inserts in a CTE, which Citus plans as a step of its own'],
+      ['with guarded as (update agents set last_seq = $1 where root_id = $2 returning root_id) select * from messages where root_id = $3', 'filters on 2 different root_id values'],
     ];
     for (const [sql, reason] of cases) {
       const routed = await routeOf(sql);

@@ -230,7 +230,12 @@ function analyzeLevel(analysis: RouteAnalysis, level: { from: AstNode[]; conditi
     const definition = child(cte, 'CommonTableExpr');
     if (!definition) continue;
     if (typeof definition.ctename === 'string') ctes.add(definition.ctename);
-    visitSubqueries(analysis, definition.ctequery, outer);
+    const query = isNode(definition.ctequery) ? definition.ctequery : {};
+    // Citus routes a CTE that updates or deletes with the statement (citusdata/citus#3654); one that inserts it plans apart.
+    if (isNode(query.UpdateStmt)) analyzeModification(analysis, query.UpdateStmt, 'fromClause');
+    else if (isNode(query.DeleteStmt)) analyzeModification(analysis, query.DeleteStmt, 'usingClause');
+    else if (isNode(query.InsertStmt)) analysis.reasons.push('inserts in a CTE, which Citus plans as a step of its own (citusdata/citus#3948)');
+    else visitSubqueries(analysis, definition.ctequery, outer);
   }
   const conditions = [...level.conditions];
   for (const item of level.from) addFromItem(analysis, item, scope, conditions);
