@@ -32,20 +32,29 @@ const BARE_SYMBOL = new RegExp(
 /** A number of two characters or more, with a unit written against it (`120`, `3.5`, `10:30`, `50ms`, `80%`). */
 const NUMBER = /(?<![\w.,:/-])\d+(?:[.,:]\d+)*(?:%|[A-Za-z]{1,3})?(?![\w%])/g;
 
+/** A word can name a path only with a slash or a dot in it (see _text-paths.ts): the others spare the path search. */
+const MAY_NAME_PATH = /[./]/;
+/** A word can name a code symbol only with a capital, an underscore, a backtick or a parenthesis in it. */
+const MAY_NAME_SYMBOL = /[A-Z_`(]/;
+export const namesPath = (word: string) => MAY_NAME_PATH.test(word) && pathsIn(word).length > 0;
+export const namesSymbol = (word: string) => MAY_NAME_SYMBOL.test(word) && identifiersIn(word).length > 0;
+
 function urlsIn(text: string): string[] {
   return [...text.matchAll(URL_PATTERN)].map((match) => match[0].replace(/[.,;:!?)\]}]+$/, ''));
 }
 
-function identifiersIn(text: string): string[] {
+/** The code symbols a text names: in backticks, or shaped like one in its prose (paths and URLs aside). */
+export function identifiersIn(text: string): string[] {
   const quoted = [...text.matchAll(QUOTED_SYMBOL)].map((match) => match[1] ?? '');
   // Paths and URLs are their own kinds: their words are not read as symbols.
-  const prose = text.replace(URL_PATTERN, ' ').replace(/`[^`\n]*`/g, ' ').split(/\s+/).filter((word) => pathsIn(word).length === 0).join(' ');
+  const prose = text.replace(URL_PATTERN, ' ').replace(/`[^`\n]*`/g, ' ').split(/\s+/).filter((word) => !namesPath(word)).join(' ');
   const bare = [...prose.matchAll(BARE_SYMBOL)].map((match) => match[0]);
   return [...quoted, ...bare].filter((name) => name.length >= 3);
 }
 
 function numbersIn(text: string): string[] {
-  const prose = text.replace(URL_PATTERN, ' ').split(/\s+/).filter((word) => pathsIn(word).length === 0 && identifiersIn(word).length === 0).join(' ');
+  // Only a word with a digit can hold a number; the words left out change no match (each is read between spaces).
+  const prose = text.replace(URL_PATTERN, ' ').split(/\s+/).filter((word) => /\d/.test(word) && !namesPath(word) && !namesSymbol(word)).join(' ');
   return [...prose.matchAll(NUMBER)].map((match) => match[0]).filter((number) => number.length >= 2);
 }
 
