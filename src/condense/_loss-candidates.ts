@@ -36,7 +36,9 @@ const NUMBER = /(?<![\w.,:/-])\d+(?:[.,:]\d+)*(?:%|[A-Za-z]{1,3})?(?![\w%])/g;
 const MAY_NAME_PATH = /[./]/;
 /** A word can name a code symbol only with a capital, an underscore, a backtick or a parenthesis in it. */
 const MAY_NAME_SYMBOL = /[A-Z_`(]/;
+/** Whether a word names a file path, as `pathsIn` finds one (the quick test first). */
 export const namesPath = (word: string) => MAY_NAME_PATH.test(word) && pathsIn(word).length > 0;
+/** Whether a word names a code symbol, as `identifiersIn` finds one (the quick test first). */
 export const namesSymbol = (word: string) => MAY_NAME_SYMBOL.test(word) && identifiersIn(word).length > 0;
 
 function urlsIn(text: string): string[] {
