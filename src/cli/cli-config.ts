@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_CONDENSE_THRESHOLD, resolveCondenseThreshold } from '../condense/condense-threshold.js';
+import { errorCode } from '../errors/error-code.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { parseJsonText } from '../message/parse-json-text.js';
@@ -62,7 +63,7 @@ export const CLI_CONFIG_SCHEMA = z.object({
 export type CliConfig = z.infer<typeof CLI_CONFIG_SCHEMA>;
 
 function isMissing(error: unknown): boolean {
-  return isRecord(error) && error.code === 'ENOENT';
+  return errorCode(error) === 'ENOENT';
 }
 
 /** Checks settings read from `source`, naming the field of the first problem. */
@@ -87,7 +88,7 @@ async function readSettingsFile(io: Pick<CliIo, 'readText'>, path: string): Prom
     return await io.readText(path);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    const code = isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
+    const code = errorCode(error);
     const reason = code === 'EISDIR' ? 'it is a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('CONFIG_INVALID', `Cannot read the settings file ${path}: ${reason}; make it a readable JSON file or remove it.`, { cause: error });
   }

@@ -5,6 +5,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { GuardedWrite } from './direct-transaction.js';
+import { errorCode } from '../errors/error-code.js';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import type { Message } from '../message/message.js';
 import type { AgentKey } from './agent-id.js';
@@ -58,7 +59,7 @@ export function planAppendFromTip(
 
 /** True for the error of a write that collided with a row another writer stored (a unique key). */
 function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === '23505';
+  return errorCode(error) === '23505';
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { CompiledQuery, type LogEvent } from 'kysely';
 import type { Pool, QueryResult } from 'pg';
+import { errorCode } from '../errors/error-code.js';
 import { inlineParameters } from './inline-parameters.js';
 import type { PGliteSession } from './pglite-dialect.js';
 
@@ -53,8 +54,6 @@ function failingWhenEmpty(guard: CompiledQuery): CompiledQuery | undefined {
   return CompiledQuery.raw(`with guarded as (${guard.sql}) select 1 / count(*) from guarded`, [...guard.parameters]);
 }
 
-const hasCode = (error: unknown, code: string) => typeof error === 'object' && error !== null && 'code' in error && error.code === code;
-
 /**
  * The statements go as few messages as their values allow. When every value can be written in as
  * a literal (see inline-parameters.ts) and the guard can be made to fail on no rows, all of it is
@@ -79,7 +78,7 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
         await session.simple(['begin', ...oneMessage, 'commit'].join('; '));
         return true;
       } catch (error) {
-        if (!hasCode(error, GUARD_GAVE_NO_ROWS)) throw error;
+        if (errorCode(error) !== GUARD_GAVE_NO_ROWS) throw error;
         await session.simple('rollback');
         return false;
       }

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
+import { errorCode } from '../errors/error-code.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 
 /** The process holding a store: what a refused process tells its user. */
@@ -40,10 +41,6 @@ const heldHere = new Set<string>();
 /** The path of the lock beside a data directory. */
 export function lockPath(directory: string): string {
   return `${directory}.lock`;
-}
-
-function errorCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
 }
 
 /** True when a process with this pid is running (signal 0 only asks). */

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { errorCode } from '../errors/error-code.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -63,7 +64,7 @@ async function storeSchemaState(db: Kysely<DatabaseSchema>): Promise<'current' |
   } catch (error) {
     // No migrations table yet (undefined_table): a new store. Anything else, such as a directory
     // PGlite cannot start on, is no reason to drop the saved views: it is the store's failure.
-    if (typeof error === 'object' && error !== null && 'code' in error && error.code === '42P01') return 'none';
+    if (errorCode(error) === '42P01') return 'none';
     throw error;
   }
 }

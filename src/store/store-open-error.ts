@@ -1,4 +1,5 @@
 import { accessSync, constants, type Stats, statSync } from 'node:fs';
+import { errorCode } from '../errors/error-code.js';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -29,10 +30,6 @@ const SERVER_REASONS: Readonly<Record<string, string>> = {
   '53300': 'the server has too many connections',
   '57P03': 'the server is starting up or shutting down',
 };
-
-function errorCode(error: unknown): string | undefined {
-  return isRecord(error) && typeof error.code === 'string' ? error.code : undefined;
-}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
