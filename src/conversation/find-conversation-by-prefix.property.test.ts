@@ -78,19 +78,22 @@ describe('the prefix index against reading every history', () => {
 
 describe('agents created in one tick of the clock (PGlite\'s is a millisecond)', () => {
   it('are ordered alike by the prefix index and by reading every history: the first by ids', async () => {
-    const z: Message = { role: 'user', content: 'z' };
-    const sent: ModelMessage[] = [{ role: 'user', content: 'z' }, { role: 'system', content: 's' }, { role: 'assistant', content: 'z' }];
-    // An agent, its fork and another agent, made back to back: often two of them in one millisecond.
-    for (let round = 0; round < 30; round++) {
-      const store = await HistoryStore.open({ memory: true });
-      try {
+    // One store for all rounds (an open takes a second or more): each round's text is its own, so
+    // the agents of earlier rounds share no prefix with its request.
+    const store = await HistoryStore.open({ memory: true });
+    try {
+      // An agent, its fork and another agent, made back to back: often two of them in one millisecond.
+      for (let round = 0; round < 30; round++) {
+        const text = `z${round}`;
+        const z: Message = { role: 'user', content: text };
+        const sent: ModelMessage[] = [{ role: 'user', content: text }, { role: 'system', content: 's' }, { role: 'assistant', content: text }];
         const first = (await store.createAgentWithMessages({}, [z])).agentId;
         await store.fork(first);
         await store.createAgentWithMessages({}, [z]);
         expect(await store.findStoredPrefix(sent)).toEqual(await findConversationByReading(store, sent));
-      } finally {
-        await store.close();
       }
+    } finally {
+      await store.close();
     }
   });
 });
