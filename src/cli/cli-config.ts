@@ -62,10 +62,6 @@ export const CLI_CONFIG_SCHEMA = z.object({
 
 export type CliConfig = z.infer<typeof CLI_CONFIG_SCHEMA>;
 
-function isMissing(error: unknown): boolean {
-  return errorCode(error) === 'ENOENT';
-}
-
 /** Checks settings read from `source`, naming the field of the first problem. */
 export function parseCliConfig(value: unknown, source: string): CliConfig {
   const parsed = CLI_CONFIG_SCHEMA.safeParse(value);
@@ -87,8 +83,8 @@ async function readSettingsFile(io: Pick<CliIo, 'readText'>, path: string): Prom
   try {
     return await io.readText(path);
   } catch (error) {
-    if (isMissing(error)) return undefined;
     const code = errorCode(error);
+    if (code === 'ENOENT') return undefined;
     const reason = code === 'EISDIR' ? 'it is a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('CONFIG_INVALID', `Cannot read the settings file ${path}: ${reason}; make it a readable JSON file or remove it.`, { cause: error });
   }
