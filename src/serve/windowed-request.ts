@@ -5,8 +5,8 @@ import type { ConversationReport } from '../conversation/conversation.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { isModelMessage } from '../message/message.js';
-import { parseJsonText } from '../message/parse-json-text.js';
 import { answerError, answerJson } from './answer-client.js';
+import { parseJsonBody } from './parse-json-body.js';
 import { passThrough } from './pass-through.js';
 import { providerErrorBody } from './provider-error-body.js';
 import { AGENT_HEADER, forwardedHeaders, returnedHeaders } from './forwarded-headers.js';
@@ -51,7 +51,7 @@ interface ReadCall {
 
 async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, context: ProxyContext): Promise<ReadCall> {
   const raw = await readRequestBody(request, context.bodyLimitBytes);
-  const body = parseJsonText(raw.toString('utf8'), 'the request body');
+  const body = parseJsonBody(raw, 'the request body');
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new SlidingContextError('INVALID_REQUEST_BODY', 'model: expected the model\'s name, a string.');
   const upstreamState = endpoint.format === 'openai-responses' && (Boolean(body.previous_response_id) || Boolean(body.conversation));
