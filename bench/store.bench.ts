@@ -130,12 +130,31 @@ async function timeMedianAsync(repeat: number, work: () => Promise<unknown>): Pr
   return median(times);
 }
 
+/**
+ * The store contract's race at full size (the test runs 4 × 50): `writers` writers on one store
+ * append `each` one-message turns to one agent at once. Returns the messages stored, whether
+ * their seqs run 1, 2, 3… without a gap, how many acknowledged appends are missing, and the rate.
+ */
+async function writersRace(store: HistoryStore, writers: number, each: number): Promise<(string | number)[]> {
+  const agent = await store.createAgent();
+  const start = performance.now();
+  await Promise.all(Array.from({ length: writers }, async (_, writer) => {
+    for (let index = 0; index < each; index++) await store.append(agent, [{ role: 'user', content: `${String(writer)}:${String(index)}` }]);
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  const history = await store.history(agent);
+  const gapless = history.every((entry, index) => entry.seq === index + 1);
+  const stored = new Set(history.map((entry) => JSON.stringify(entry.message)));
+  return [`${String(writers)} × ${String(each)}`, history.length, gapless ? 'yes' : 'no', writers * each - stored.size, Math.round((writers * each) / seconds)];
+}
+
 export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const singles = quick ? 100 : 500;
   const batches = quick ? 10 : 50;
   const sizes = quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
   const counter = await loadTokenCounter();
   const appendRows: (string | number)[][] = [];
+  const raceRows: (string | number)[][] = [];
   const tipRows: (string | number)[][] = [];
   const loadRows: (string | number)[][] = [];
   const coldRows: (string | number)[][] = [];
@@ -156,6 +175,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
         for (let index = 0; index < batches; index++) await store.append(agent, agentConversation(100, index * 25));
         const batchRate = (batches * batch.length) / ((performance.now() - start) / 1000);
         appendRows.push([engine.name, Math.round(singleRate), Math.round(batchRate)]);
+        raceRows.push([engine.name, ...await writersRace(store, 4, quick ? 50 : 500)]);
         for (const row of await tipAgainstLongWay(store, quick ? 50 : 300)) tipRows.push([engine.name, ...row]);
         let smallest: number | undefined;
         for (const size of sizes) {
@@ -197,6 +217,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const server = process.env.DATABASE_URL ? '' : ' (no server: DATABASE_URL is not set)';
   return [
     `### Store: appends per second${server}\n\n${markdownTable(['engine', 'one message per commit', 'batched, 100 per commit'], appendRows)}`,
+    `### Store: writers appending to one agent at once (goal: seqs without a gap, nothing lost)${server}\n\n${markdownTable(['engine', 'writers × appends', 'messages stored', 'seqs without a gap', 'acknowledged and missing', 'appends per second'], raceRows)}\n\nThe store contract's race (\`npm test\` runs 4 × 50) at full size: four writers on one store, each appending its one-message turns to the same agent as fast as the store takes them. A server orders them by the agent's row lock, PGlite by its one session's queue.`,
     `### Store: one append from the agent's tip against the long way, median ms${server}\n\n${markdownTable(['engine', 'each turn', 'from the tip', 'the long way', 'long way / tip'], tipRows)}\n\nTwo agents with the same 100-message history, appended to alternately; each timed append is one of the turn's two. From the tip, the store starts from what its last append to the agent left (its last seq, the digest of what the model sees, the exchange open) and its write names the last seq it started from; the long way (forced here with an idempotency key) locks and reads the agent's row, and reads the exchange a tool result joins.`,
     `### Store: opening a conversation as the history grows, budget 100,000 tokens (goal: 1M within 1.5× of 10k)\n\n${markdownTable(
       ['engine', 'history messages', 'window messages', 'open + first request, median ms', 'vs 10k', 'replaying the whole history, ms', 'the /history view, ms'],

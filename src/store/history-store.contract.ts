@@ -315,7 +315,8 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
 
     if (options.concurrency) {
       // 50 appends each are enough to interleave the writers: without the agent's row lock (a
-      // server) or the session queue (PGlite) this fails. 500 each took 30 s on two cores.
+      // server) or the session queue (PGlite) this fails. 500 each took 30 s on two cores: the
+      // store benchmarks race 4 × 500 (`npm run bench -- --only store`).
       it('4 writers × 50 appends to one agent: seqs gapless, nothing lost', async () => {
         const agent = await store.createAgent();
         await Promise.all(Array.from({ length: 4 }, async (_, writer) => {
