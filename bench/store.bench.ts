@@ -1,7 +1,8 @@
 /**
- * Store benchmarks: append rate per engine (one message per commit, and batched), the time to
- * open a conversation (load its window) as the history grows to 1M messages, and the cold start
- * of `sliding-context history` on PGlite, on the longest history too.
+ * Store benchmarks: append rate per engine (one message per commit, and batched), one append of
+ * a tool result by its size, the time to open a conversation (load its window) as the history
+ * grows to 1M messages, and the cold start of `sliding-context history` on PGlite, on the
+ * longest history too.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -148,6 +149,39 @@ async function writersRace(store: HistoryStore, writers: number, each: number): 
   return [`${String(writers)} × ${String(each)}`, history.length, gapless ? 'yes' : 'no', writers * each - stored.size, Math.round((writers * each) / seconds)];
 }
 
+/** A tool result of about `bytes` bytes of text, as an agent reads a file: words, paths, numbers. */
+function toolResultOf(bytes: number, index: number): Message[] {
+  const line = `src/module-${String(index)}/file.ts:42 export function handle(request) { return request.body; } // checked 17 times\n`;
+  const toolCallId = `call_${String(index)}`;
+  return [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: 'src/file.ts' } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName: 'read_file', output: { type: 'text', value: line.repeat(Math.ceil(bytes / line.length)) } }] },
+  ];
+}
+
+/**
+ * One append of a tool result of about `bytes` bytes (its call appended before, untimed), and the
+ * writing of its search text after it: median ms of `rounds` each.
+ */
+async function appendBySize(store: HistoryStore, bytes: number, rounds: number): Promise<{ append: number; searchText: number }> {
+  const agent = await store.createAgent();
+  await store.append(agent, [{ role: 'user', content: 'read the files' }]);
+  const appends: number[] = [];
+  const searchTexts: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const [call, result] = toolResultOf(bytes, round) as [Message, Message];
+    await store.append(agent, [call]);
+    await store.searchTextFilled();
+    let start = performance.now();
+    await store.append(agent, [result]);
+    appends.push(performance.now() - start);
+    start = performance.now();
+    await store.searchTextFilled();
+    searchTexts.push(performance.now() - start);
+  }
+  return { append: median(appends), searchText: median(searchTexts) };
+}
+
 export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const singles = quick ? 100 : 500;
   const batches = quick ? 10 : 50;
@@ -155,6 +189,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   const counter = await loadTokenCounter();
   const appendRows: (string | number)[][] = [];
   const raceRows: (string | number)[][] = [];
+  const bySizeRows: (string | number)[][] = [];
   const tipRows: (string | number)[][] = [];
   const loadRows: (string | number)[][] = [];
   const coldRows: (string | number)[][] = [];
@@ -176,6 +211,10 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
         const batchRate = (batches * batch.length) / ((performance.now() - start) / 1000);
         appendRows.push([engine.name, Math.round(singleRate), Math.round(batchRate)]);
         raceRows.push([engine.name, ...await writersRace(store, 4, quick ? 50 : 500)]);
+        for (const bytes of [1_000, 10_000, 50_000]) {
+          const { append, searchText } = await appendBySize(store, bytes, quick ? 10 : 40);
+          bySizeRows.push([engine.name, `${(bytes / 1000).toFixed(0)} KB`, formatMs(append), formatMs(searchText)]);
+        }
         for (const row of await tipAgainstLongWay(store, quick ? 50 : 300)) tipRows.push([engine.name, ...row]);
         let smallest: number | undefined;
         for (const size of sizes) {
@@ -218,6 +257,7 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   return [
     `### Store: appends per second${server}\n\n${markdownTable(['engine', 'one message per commit', 'batched, 100 per commit'], appendRows)}`,
     `### Store: writers appending to one agent at once (goal: seqs without a gap, nothing lost)${server}\n\n${markdownTable(['engine', 'writers × appends', 'messages stored', 'seqs without a gap', 'acknowledged and missing', 'appends per second'], raceRows)}\n\nThe store contract's race (\`npm test\` runs 4 × 50) at full size: four writers on one store, each appending its one-message turns to the same agent as fast as the store takes them. A server orders them by the agent's row lock, PGlite by its one session's queue.`,
+    `### Store: appending one tool result, by its size, median ms${server}\n\n${markdownTable(['engine', 'tool result', 'append (on the model call\'s path)', 'its search text, written after'], bySizeRows)}\n\nA file's lines, as an agent's \`read_file\` returns them, appended alone after the call that asked for them. The message's search text (the \`tsvector\` that \`search\` and recall use) is not made by the append: \`HistoryStore\` writes it a little after, in its own statement (timed here by waiting for it with \`searchTextFilled()\`), so its cost, which grows with the text, is off the path of the model call the append comes before.`,
     `### Store: one append from the agent's tip against the long way, median ms${server}\n\n${markdownTable(['engine', 'each turn', 'from the tip', 'the long way', 'long way / tip'], tipRows)}\n\nTwo agents with the same 100-message history, appended to alternately; each timed append is one of the turn's two. From the tip, the store starts from what its last append to the agent left (its last seq, the digest of what the model sees, the exchange open) and its write names the last seq it started from; the long way (forced here with an idempotency key) locks and reads the agent's row, and reads the exchange a tool result joins.`,
     `### Store: opening a conversation as the history grows, budget 100,000 tokens (goal: 1M within 1.5× of 10k)\n\n${markdownTable(
       ['engine', 'history messages', 'window messages', 'open + first request, median ms', 'vs 10k', 'replaying the whole history, ms', 'the /history view, ms'],

@@ -5,6 +5,7 @@ import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
 import { appendKeepingTip, type AppendWrites, keepTip } from './append-from-tip.js';
+import { SearchTextFill } from './search-text-fill.js';
 import type { GuardedWrite } from './direct-transaction.js';
 import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
@@ -76,6 +77,8 @@ export class HistoryStore {
   #service: StoreService | undefined;
   /** Where the agents appended to here stand: their next append starts from there. */
   readonly #tips = new AppendTips();
+  /** The search text of the messages written here, filled after their writes. */
+  readonly #searchText: SearchTextFill;
 
   /** A store on an open database; a remote store passes one that runs nothing. */
   protected constructor(database: OpenDatabase, options: OpenStoreOptions = {}) {
@@ -83,6 +86,7 @@ export class HistoryStore {
     this.#views = new SavedViewUpkeep(database.dataDir);
     this.#saveViews = options.saveViews;
     this.#notifications = new WriteNotifications(database);
+    this.#searchText = new SearchTextFill(database);
   }
 
   /**
@@ -106,6 +110,14 @@ export class HistoryStore {
     const written = await this.#views.write(agentId, () => this.#database.directTransaction(write, this.#notifications.notice(agentId)));
     if (written) this.#notifications.committed(agentId);
     return written;
+  }
+
+  /**
+   * Waits until the messages written here so far have their search text, which is filled a
+   * little after each write (see search-text-fill.ts); a search finds them before that all the same.
+   */
+  searchTextFilled(): Promise<void> {
+    return this.#searchText.settled();
   }
 
   /**
@@ -175,7 +187,9 @@ export class HistoryStore {
       await transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute();
       return appendInTransaction(transaction, key, validated, withPins, this.#database.engine === 'pglite');
     });
-    return { agentId: id, ...keepTip(this.#tips, id, done) };
+    const result = keepTip(this.#tips, id, done);
+    this.#searchText.written(key, result.firstSeq, result.lastSeq);
+    return { agentId: id, ...result };
   }
 
   /**
@@ -196,7 +210,9 @@ export class HistoryStore {
       direct: (write) => this.#writeDirect(agentId, write),
       oneStatement: this.#database.engine === 'pglite',
     };
-    return appendKeepingTip(this.#tips, writes, agentId, key, validated, withPins);
+    const result = await appendKeepingTip(this.#tips, writes, agentId, key, validated, withPins);
+    if (!result.duplicate) this.#searchText.written(key, result.firstSeq, result.lastSeq);
+    return result;
   }
 
   /** Forks an agent at its current last seq: the child sees the parent's history up to there. */
@@ -386,6 +402,7 @@ export class HistoryStore {
         await this.#service?.stop();
         await this.#notifications.stop();
         await this.#saveViewsOfWrites();
+        await this.#searchText.settled();
       } finally {
         await this.#database.close();
       }

@@ -14,6 +14,7 @@ import type { DatabaseSchema } from './database-schema.js';
 import { findStoredPrefix } from './find-stored-prefix.js';
 import { readHistory } from './lineage.js';
 import { migrationProvider } from './migrations.js';
+import { fillSearchText } from './search-text-fill.js';
 import { pgliteDialect } from './pglite-dialect.js';
 
 // Well-formed text of any script, emoji included; PostgreSQL text holds no NUL.
@@ -83,8 +84,8 @@ describe('migration 003 (titles and tool parts)', () => {
   }, 60_000);
 });
 
-describe('migration 2026-11-26-001 (message search)', () => {
-  it('makes the rows stored before it searchable, and every row written after it', async () => {
+describe('migrations 2026-11-26-001 and 2026-11-27-001 (message search)', () => {
+  it('makes the rows stored before them searchable, keeps their search text, and fills a row written after them', async () => {
     const client = await PGlite.create();
     const db = new Kysely<DatabaseSchema>({ dialect: pgliteDialect(client) });
     try {
@@ -105,7 +106,12 @@ describe('migration 2026-11-26-001 (message search)', () => {
       await db.insertInto('messages').values(messages.map((message, index) => row(message, index + 1))).execute();
       expect((await migrator.migrateToLatest()).error).toBeUndefined();
       await db.insertInto('messages').values(row({ role: 'user', content: 'after qiota9 it' }, 6)).execute();
-      const found = async (word: string) => (await sql<{ seq: number }>`select seq from messages where search @@ to_tsquery('english', ${word}) order by seq`.execute(db)).rows.map((hit) => hit.seq);
+      // Since 2026-11-27-001 the search text is a row of its own, written after the message's.
+      const searched = async () => (await sql<{ seq: number }>`select seq from message_search order by seq`.execute(db)).rows.map((hit) => hit.seq);
+      expect(await searched()).toEqual([1, 2, 3, 4, 5]);
+      await fillSearchText(db, { rootId, id: rootId }, 6, 6);
+      expect(await searched()).toEqual([1, 2, 3, 4, 5, 6]);
+      const found = async (word: string) => (await sql<{ seq: number }>`select seq from message_search where search @@ to_tsquery('english', ${word}) order by seq`.execute(db)).rows.map((hit) => hit.seq);
       expect(await found('qalpha1')).toEqual([1]);
       // Tool names and arguments of calls, and every kind of tool output, are searched.
       expect(await found('qbeta2_tool')).toEqual([2]);

@@ -16,7 +16,7 @@ import type {
   ReadHistoryMessageOptions,
 } from './history-store-types.js';
 import { visiblePath } from './lineage.js';
-import { SEARCH_CONFIGURATION, searchableQuery } from './migrations.js';
+import { MESSAGE_SEARCH_VECTOR, SEARCH_CONFIGURATION, searchableQuery } from './migrations.js';
 import { utf8ByteLength } from '../tokens/bytes-per-token-counter.js';
 import { cutToBytes, estimatedTokens, searchExcerpt } from './search-excerpt.js';
 import { messageRows, type StoreDatabase, toStoredMessage } from './stored-rows.js';
@@ -39,6 +39,24 @@ function positiveWhole(value: number | undefined, fallback: number, name: string
 /** The query parsed as PostgreSQL parses a web search (words, "quoted phrases", `or`, `-word`), dots and slashes read as the index reads them. */
 const tsQuery = (query: string) => sql`websearch_to_tsquery(${sql.lit(SEARCH_CONFIGURATION)}, ${searchableQuery(query)})`;
 
+/** A message's search text: its `message_search` row, written after the message (search-text-fill.ts), else made from its body now. */
+const searchText = sql`coalesce(message_search.search, ${MESSAGE_SEARCH_VECTOR})`;
+
+/** The messages `agentId` stored with seqs `fromSeq`..`toSeq`, each with its search text, as {@link messageRows} reads them. */
+function searchedRows(db: StoreDatabase, rootId: string, agentId: string, fromSeq: number, toSeq: number) {
+  return db
+    .selectFrom('messages')
+    .leftJoin('message_search', (join) => join
+      .onRef('message_search.root_id', '=', 'messages.root_id')
+      .onRef('message_search.agent_id', '=', 'messages.agent_id')
+      .onRef('message_search.seq', '=', 'messages.seq'))
+    .select(['messages.seq', sql<string>`messages.body::text`.as('body'), 'body_escaped', 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
+    .where('messages.root_id', '=', rootId)
+    .where('messages.agent_id', '=', agentId)
+    .where('messages.seq', '>=', fromSeq)
+    .where('messages.seq', '<=', toSeq);
+}
+
 /**
  * Searches what `agentId` sees of its history (evicted exchanges included; not what lies before
  * its latest clear or behind a rewind, nor what a fork of it stored) for `query`, with the web
@@ -60,14 +78,12 @@ export async function searchHistory(db: StoreDatabase, agentId: string, query: s
   }
   const found: { segment: number; agentId: string; rank: number; row: Parameters<typeof toStoredMessage>[2] }[] = [];
   for (const [index, segment] of segments.entries()) {
-    const rows = await messageRows(db, key.rootId, segment.agentId)
-      .select(sql<number>`ts_rank(search, ${tsQuery(text)})::float8`.as('rank'))
-      .where('seq', '>=', segment.fromSeq)
-      .where('seq', '<=', segment.toSeq)
+    const rows = await searchedRows(db, key.rootId, segment.agentId, segment.fromSeq, segment.toSeq)
+      .select(sql<number>`ts_rank(${searchText}, ${tsQuery(text)})::float8`.as('rank'))
       .where('kind', 'in', ['system', 'user', 'assistant', 'tool'])
-      .where(sql<boolean>`search @@ ${tsQuery(text)}`)
+      .where(sql<boolean>`${searchText} @@ ${tsQuery(text)}`)
       .orderBy('rank', 'desc')
-      .orderBy('seq', 'desc')
+      .orderBy('messages.seq', 'desc')
       .limit(limit + 1)
       .execute();
     for (const row of rows) found.push({ segment: index, agentId: segment.agentId, rank: row.rank, row });

@@ -12,6 +12,7 @@ export const DISTRIBUTION_COLUMN = 'root_id';
 export const TABLE_PLACEMENT = {
   agents: 'distributed',
   messages: 'distributed',
+  message_search: 'distributed',
   tool_parts: 'distributed',
   context_ranges: 'distributed',
   prefix_digests: 'distributed',
