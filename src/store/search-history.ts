@@ -19,7 +19,7 @@ import { visiblePath } from './lineage.js';
 import { MESSAGE_SEARCH_VECTOR, SEARCH_CONFIGURATION, searchableQuery } from './migrations.js';
 import { utf8ByteLength } from '../tokens/bytes-per-token-counter.js';
 import { cutToBytes, estimatedTokens, searchExcerpt } from './search-excerpt.js';
-import { messageRows, type StoreDatabase, toStoredMessage } from './stored-rows.js';
+import { messageRows, modelMessageRows, type StoreDatabase, toStoredMessage } from './stored-rows.js';
 import type { SeqSegment } from './visible-segments.js';
 
 /** The cap of a search's hits and of a message read back, in (estimated) tokens. */
@@ -39,11 +39,54 @@ function positiveWhole(value: number | undefined, fallback: number, name: string
 /** The query parsed as PostgreSQL parses a web search (words, "quoted phrases", `or`, `-word`), dots and slashes read as the index reads them. */
 const tsQuery = (query: string) => sql`websearch_to_tsquery(${sql.lit(SEARCH_CONFIGURATION)}, ${searchableQuery(query)})`;
 
-/** A message's search text: its `message_search` row, written after the message (search-text-fill.ts), else made from its body now. */
-const searchText = sql`coalesce(message_search.search, ${MESSAGE_SEARCH_VECTOR})`;
+/**
+ * Whether every message `agentId` stored with seqs `fromSeq`..`toSeq` has its search text written
+ * (search-text-fill.ts): an agent's seqs have no gaps, so a count tells.
+ */
+async function searchTextWritten(db: StoreDatabase, rootId: string, agentId: string, fromSeq: number, toSeq: number): Promise<boolean> {
+  const written = await db
+    .selectFrom('message_search')
+    .select(({ fn }) => fn.countAll().as('rows'))
+    .where('root_id', '=', rootId)
+    .where('agent_id', '=', agentId)
+    .where('seq', '>=', fromSeq)
+    .where('seq', '<=', toSeq)
+    .executeTakeFirst();
+  return Number(written?.rows ?? 0) >= toSeq - fromSeq + 1;
+}
 
-/** The messages `agentId` stored with seqs `fromSeq`..`toSeq`, each with its search text, as {@link messageRows} reads them. */
-function searchedRows(db: StoreDatabase, rootId: string, agentId: string, fromSeq: number, toSeq: number) {
+type MatchedRow = Parameters<typeof toStoredMessage>[2] & { readonly seq: number; readonly rank: number };
+
+/**
+ * The messages `segment` holds that match `query`, best first, at most `limit`, as
+ * {@link messageRows} reads them, each with its rank. When every one has its search text written,
+ * the matching `message_search` rows are found first (their own table, by its key or its index)
+ * and only those messages are read; else each message is joined to its row, and one without makes
+ * its text from its body now (a slower read of them all).
+ */
+async function matchingRows(db: StoreDatabase, rootId: string, segment: SeqSegment, query: string, limit: number): Promise<MatchedRow[]> {
+  const { agentId, fromSeq, toSeq } = segment;
+  if (await searchTextWritten(db, rootId, agentId, fromSeq, toSeq)) {
+    const ranked = await db
+      .selectFrom('message_search')
+      .select(['seq', sql<number>`ts_rank(search, ${tsQuery(query)})::float8`.as('rank')])
+      .where('root_id', '=', rootId)
+      .where('agent_id', '=', agentId)
+      .where('seq', '>=', fromSeq)
+      .where('seq', '<=', toSeq)
+      .where(sql<boolean>`search @@ ${tsQuery(query)}`)
+      .orderBy('rank', 'desc')
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    if (ranked.length === 0) return [];
+    const rows = new Map((await modelMessageRows(db, rootId, agentId).where('seq', 'in', ranked.map((hit) => hit.seq)).execute()).map((row) => [row.seq, row]));
+    return ranked.flatMap(({ seq, rank }) => {
+      const row = rows.get(seq);
+      return row ? [{ ...row, rank }] : [];
+    });
+  }
+  const searchText = sql`coalesce(message_search.search, ${MESSAGE_SEARCH_VECTOR})`;
   return db
     .selectFrom('messages')
     .leftJoin('message_search', (join) => join
@@ -51,10 +94,17 @@ function searchedRows(db: StoreDatabase, rootId: string, agentId: string, fromSe
       .onRef('message_search.agent_id', '=', 'messages.agent_id')
       .onRef('message_search.seq', '=', 'messages.seq'))
     .select(['messages.seq', sql<string>`messages.body::text`.as('body'), 'body_escaped', 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
+    .select(sql<number>`ts_rank(${searchText}, ${tsQuery(query)})::float8`.as('rank'))
     .where('messages.root_id', '=', rootId)
     .where('messages.agent_id', '=', agentId)
     .where('messages.seq', '>=', fromSeq)
-    .where('messages.seq', '<=', toSeq);
+    .where('messages.seq', '<=', toSeq)
+    .where('kind', 'in', ['system', 'user', 'assistant', 'tool'])
+    .where(sql<boolean>`${searchText} @@ ${tsQuery(query)}`)
+    .orderBy('rank', 'desc')
+    .orderBy('messages.seq', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /**
@@ -78,14 +128,7 @@ export async function searchHistory(db: StoreDatabase, agentId: string, query: s
   }
   const found: { segment: number; agentId: string; rank: number; row: Parameters<typeof toStoredMessage>[2] }[] = [];
   for (const [index, segment] of segments.entries()) {
-    const rows = await searchedRows(db, key.rootId, segment.agentId, segment.fromSeq, segment.toSeq)
-      .select(sql<number>`ts_rank(${searchText}, ${tsQuery(text)})::float8`.as('rank'))
-      .where('kind', 'in', ['system', 'user', 'assistant', 'tool'])
-      .where(sql<boolean>`${searchText} @@ ${tsQuery(text)}`)
-      .orderBy('rank', 'desc')
-      .orderBy('messages.seq', 'desc')
-      .limit(limit + 1)
-      .execute();
+    const rows = await matchingRows(db, key.rootId, segment, text, limit + 1);
     for (const row of rows) found.push({ segment: index, agentId: segment.agentId, rank: row.rank, row });
   }
   found.sort((a, b) => b.rank - a.rank || b.segment - a.segment || b.row.seq - a.row.seq);
