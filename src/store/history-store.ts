@@ -5,7 +5,6 @@ import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
 import { appendKeepingTip, type AppendWrites, keepTip } from './append-from-tip.js';
-import { SearchTextFill } from './search-text-fill.js';
 import type { GuardedWrite } from './direct-transaction.js';
 import { AppendTips } from './append-tips.js';
 import { insertRanges, readRanges } from './context-ranges.js';
@@ -29,11 +28,13 @@ import type {
   WindowTail,
 } from './history-store-types.js';
 import { readHistoryMessage, searchHistory } from './search-history.js';
+import { SearchTextFill } from './search-text-fill.js';
 import { findStoredPrefix } from './find-stored-prefix.js';
 import { analyzePrefixIndexOnce } from './prefix-statistics.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
+import type { OpenStoreOptions, ViewSaver } from './open-store-options.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { SAVE_VIEWS_AFTER_WRITE_UP_TO, SavedViewUpkeep } from './saved-view-upkeep.js';
 import { describeStoreFailure } from './store-open-error.js';
@@ -43,22 +44,7 @@ import { outline, timeline, visible, visibleLength, windowTail } from './window-
 import { type WriteListener, WriteNotifications } from './write-notifications.js';
 
 export type * from './history-store-types.js';
-
-/**
- * Saves the views of an agent the store wrote to (its history outline, say), through
- * {@link HistoryStore.deriveSavedView}: given by the layer that knows how they are derived.
- */
-export type ViewSaver = (store: HistoryStore, agentId: string) => Promise<unknown>;
-
-/** Options of {@link HistoryStore.open}. */
-export interface OpenStoreOptions {
-  /**
-   * On a PGlite directory, called as the store closes for each agent it wrote to whose visible
-   * history holds up to {@link SAVE_VIEWS_AFTER_WRITE_UP_TO} messages, so that readers find its
-   * views saved without starting PGlite.
-   */
-  readonly saveViews?: ViewSaver | undefined;
-}
+export type { OpenStoreOptions, ViewSaver } from './open-store-options.js';
 
 /**
  * The full history of every agent, in PostgreSQL: appends in one transaction with a gapless

@@ -61,7 +61,7 @@ type MatchedRow = Parameters<typeof toStoredMessage>[2] & { readonly seq: number
  * The messages `segment` holds that match `query`, best first, at most `limit`, as
  * {@link messageRows} reads them, each with its rank. When every one has its search text written,
  * the matching `message_search` rows are found first (their own table, by its key or its index)
- * and only those messages are read; else each message is joined to its row, and one without makes
+ * and only those messages are read; else each message is read with its row, and one without makes
  * its text from its body now (a slower read of them all).
  */
 async function matchingRows(db: StoreDatabase, rootId: string, segment: SeqSegment, query: string, limit: number): Promise<MatchedRow[]> {
@@ -86,23 +86,16 @@ async function matchingRows(db: StoreDatabase, rootId: string, segment: SeqSegme
       return row ? [{ ...row, rank }] : [];
     });
   }
-  const searchText = sql`coalesce(message_search.search, ${MESSAGE_SEARCH_VECTOR})`;
-  return db
-    .selectFrom('messages')
-    .leftJoin('message_search', (join) => join
-      .onRef('message_search.root_id', '=', 'messages.root_id')
-      .onRef('message_search.agent_id', '=', 'messages.agent_id')
-      .onRef('message_search.seq', '=', 'messages.seq'))
-    .select(['messages.seq', sql<string>`messages.body::text`.as('body'), 'body_escaped', 'tokens', 'count_target', 'count_method', 'count_exact', 'created_at', 'starts_exchange'])
+  // A message whose row is not written yet makes its text from its body now.
+  const searchText = sql`coalesce((select s.search from message_search s
+    where s.root_id = messages.root_id and s.agent_id = messages.agent_id and s.seq = messages.seq), ${MESSAGE_SEARCH_VECTOR})`;
+  return modelMessageRows(db, rootId, agentId)
     .select(sql<number>`ts_rank(${searchText}, ${tsQuery(query)})::float8`.as('rank'))
-    .where('messages.root_id', '=', rootId)
-    .where('messages.agent_id', '=', agentId)
-    .where('messages.seq', '>=', fromSeq)
-    .where('messages.seq', '<=', toSeq)
-    .where('kind', 'in', ['system', 'user', 'assistant', 'tool'])
+    .where('seq', '>=', fromSeq)
+    .where('seq', '<=', toSeq)
     .where(sql<boolean>`${searchText} @@ ${tsQuery(query)}`)
     .orderBy('rank', 'desc')
-    .orderBy('messages.seq', 'desc')
+    .orderBy('seq', 'desc')
     .limit(limit)
     .execute();
 }
