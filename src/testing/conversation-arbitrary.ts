@@ -40,6 +40,8 @@ const exchangeSpecArbitrary: fc.Arbitrary<Omit<ExchangeSpec, 'huge'>> = fc.recor
 
 /** Options for {@link conversationArbitrary}. */
 export interface ConversationArbitraryOptions {
+  /** Fewest exchanges (default 0). */
+  readonly minExchanges?: number;
   readonly maxExchanges?: number;
   /** Include mark, rewind and clear events. */
   readonly events?: boolean;
@@ -79,7 +81,7 @@ export function conversationArbitrary(
         fc
           .tuple(exchangeSpecArbitrary, fc.integer({ min: 0, max: 19 }))
           .map(([spec, roll]): ExchangeSpec => ({ ...spec, huge: roll === 0 })),
-        { minLength: 0, maxLength: options.maxExchanges ?? 20 },
+        { minLength: options.minExchanges ?? 0, maxLength: options.maxExchanges ?? 20 },
       ),
     })
     .map(({ system, leadingSystem, specs }) => {
