@@ -3,7 +3,8 @@
  * directory, or a PostgreSQL server with `DATABASE_URL`), in front of a loopback upstream that
  * answers at once, the clients and the upstream in this process, so that what is measured is the
  * proxy's own time. 1, 10 and 50 agents side by side whose histories are about 100k tokens, paced
- * as agents are (a pause between turns) and back to back (the proxy saturated): the proxy's
+ * as agents are (a pause between turns), back to back (the proxy saturated), and paced with turns
+ * that call a tool and send its 20 KB output: the proxy's
  * overhead (its `x-sliding-context-overhead-ms` header: windowing and the store's writes, the
  * upstream excluded) at p50/p95/p99, requests per second and the serve process's peak memory.
  * Then whether the overhead grows with the store (1k against 1M stored messages), and what placing
@@ -102,6 +103,9 @@ async function withCpu<T extends object>(serve: ServeProcess, work: () => Promis
 /** Each agent's mean pause between turns in the paced runs: a model's answer and the agent's tools take at least this long. */
 const PACE_MS = 1_000;
 
+/** The size of a tool's output in the runs whose turns call a tool: a test run's log, a file read. */
+const TOOL_RESULT_BYTES = 20_000;
+
 async function loadTable(quick: boolean): Promise<string> {
   const { list, note } = engines();
   // [agents, paced turns per agent, back-to-back turns per agent]
@@ -116,9 +120,14 @@ async function loadTable(quick: boolean): Promise<string> {
           const conversations = await seedConversations(serve.url, histories);
           const paced = await withCpu(serve, () => runTurns(serve.url, conversations, pacedTurns, { pauseMs: PACE_MS }));
           const backToBack = await withCpu(serve, () => runTurns(serve.url, conversations, backToBackTurns));
+          // Each turn two requests: as many timed as in the paced run.
+          const toolTurns = Math.max(1, Math.round(pacedTurns / 2));
+          const withTools = await withCpu(serve, () => runTurns(serve.url, conversations, toolTurns, { pauseMs: PACE_MS, toolResultBytes: TOOL_RESULT_BYTES }));
           const peak = serve.peakRssMiB().toFixed(0);
           rows.push([engine.name, String(agents), `paced, ~${String(PACE_MS / 1000)} s`, ...loadRow(paced), peak, String(agentsOf(paced.samples))]);
           rows.push([engine.name, String(agents), 'back to back', ...loadRow(backToBack), peak, String(agentsOf(backToBack.samples))]);
+          const toolRow = `paced, ~${String(PACE_MS / 1000)} s, a tool result of ${String(TOOL_RESULT_BYTES / 1000)} KB every other request`;
+          rows.push([engine.name, String(agents), toolRow, ...loadRow(withTools), peak, String(agentsOf(withTools.samples))]);
         });
       } finally {
         await opened.drop();
@@ -128,7 +137,7 @@ async function loadTable(quick: boolean): Promise<string> {
   return `### Proxy: overhead under load, histories of about 100k tokens, budget ${BUDGET.toLocaleString('en-US')} (goal: p50 ≤ 5 ms, p95 ≤ 15 ms)${note}\n\n${markdownTable(
     ['engine', 'agents side by side', 'each agent between turns', 'timed requests', 'overhead p50 ms', 'p95 ms', 'p99 ms', 'client latency p50 ms', 'requests/s', 'serve CPU ms per request', 'serve peak RSS MiB', 'agents stored'],
     rows,
-  )}\n\n\`sliding-context serve\` runs as its own process (the built CLI, PGlite in a directory or the server), the clients and the upstream in the benchmark's process. Each agent's history is stored by its first request (not timed); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once: first paced, each agent pausing between turns (${String(PACE_MS / 2000)} to ${String((PACE_MS * 3) / 2000)} s, as a model's answer and the agent's tools take at least that), then back to back, each agent sending its next turn as soon as it has the answer, which saturates the proxy. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: from the request's headers to the answer's headers, the upstream's time excluded (see the notes below). "serve CPU ms per request" is the CPU time the serve process used during the run (user and system, all its threads, storing the answers included) divided by its requests: the proxy's work, however loaded the machine. "agents stored" shows every turn continued its own agent.`;
+  )}\n\n\`sliding-context serve\` runs as its own process (the built CLI, PGlite in a directory or the server), the clients and the upstream in the benchmark's process. Each agent's history is stored by its first request (not timed); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once: first paced, each agent pausing between turns (${String(PACE_MS / 2000)} to ${String((PACE_MS * 3) / 2000)} s, as a model's answer and the agent's tools take at least that), then back to back, each agent sending its next turn as soon as it has the answer, which saturates the proxy, then paced again with turns that call a tool: the user asks for the tests, the upstream answers with a call of \`run_tests\`, and the agent sends its output (${String(TOOL_RESULT_BYTES / 1000)} KB of test log) in a second request, after a pause of its own; both requests are timed. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: from the request's headers to the answer's headers, the upstream's time excluded (see the notes below). "serve CPU ms per request" is the CPU time the serve process used during the run (user and system, all its threads, storing the answers included) divided by its requests: the proxy's work, however loaded the machine. "agents stored" shows every turn continued its own agent.`;
 }
 
 /** Each turn's pause in the growth runs: enough for the answer to be stored before the next turn comes. */
