@@ -1,5 +1,6 @@
 import { toolCallsOf, toolResultsOf } from '../exchange/tool-parts.js';
 import type { ModelMessage } from '../message/message.js';
+import { collapseWhitespace } from './_collapse-whitespace.js';
 import type { DigestState } from './_digest-state.js';
 import type { FileAction } from './_shell-file-actions.js';
 import { type ToolCallReading, readToolCall } from './_tool-call-reading.js';
@@ -18,7 +19,7 @@ const CONSTRAINT = /\b(must|mustn't|must not|never|always|don't|do not)\b|\d/i;
 
 /** The text on one line, clipped to `characters` with an ellipsis. */
 export function clip(text: string, characters: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = collapseWhitespace(text).trim();
   return flat.length <= characters ? flat : `${flat.slice(0, characters - 1)}…`;
 }
 

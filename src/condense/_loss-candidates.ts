@@ -36,8 +36,12 @@ const NUMBER = /(?<![\w.,:/-])\d+(?:[.,:]\d+)*(?:%|[A-Za-z]{1,3})?(?![\w%])/g;
 const MAY_NAME_PATH = /[./]/;
 /** A word can name a code symbol only with a capital, an underscore, a backtick or a parenthesis in it. */
 const MAY_NAME_SYMBOL = /[A-Z_`(]/;
+/** Outside backticks, only with a capital, an underscore or a parenthesis: the shapes of a bare symbol. */
+const MAY_SHAPE_SYMBOL = /[A-Z_(]/;
 /** Whether a word names a file path, as `pathsIn` finds one (the quick test first). */
 export const namesPath = (word: string) => MAY_NAME_PATH.test(word) && pathsIn(word).length > 0;
+/** Whether a word could shape a bare code symbol (outside backticks): `identifiersIn` searches no other word. */
+export const mayShapeSymbol = (word: string) => MAY_SHAPE_SYMBOL.test(word);
 /** Whether a word names a code symbol, as `identifiersIn` finds one (the quick test first). */
 export const namesSymbol = (word: string) => MAY_NAME_SYMBOL.test(word) && identifiersIn(word).length > 0;
 
@@ -45,12 +49,23 @@ function urlsIn(text: string): string[] {
   return [...text.matchAll(URL_PATTERN)].map((match) => match[0].replace(/[.,;:!?)\]}]+$/, ''));
 }
 
+/** The code symbols shaped like one in a text (camelCase, PascalCase, snake_case, `name()`), backticks aside. */
+export function bareSymbolsIn(text: string): string[] {
+  return [...text.matchAll(BARE_SYMBOL)].map((match) => match[0]);
+}
+
 /** The code symbols a text names: in backticks, or shaped like one in its prose (paths and URLs aside). */
 export function identifiersIn(text: string): string[] {
   const quoted = [...text.matchAll(QUOTED_SYMBOL)].map((match) => match[1] ?? '');
-  // Paths and URLs are their own kinds: their words are not read as symbols.
-  const prose = text.replace(URL_PATTERN, ' ').replace(/`[^`\n]*`/g, ' ').split(/\s+/).filter((word) => !namesPath(word)).join(' ');
-  const bare = [...prose.matchAll(BARE_SYMBOL)].map((match) => match[0]);
+  // Paths and URLs are their own kinds: their words are not read as symbols. A symbol lies within
+  // a word, so the words that cannot shape one are left out: they change no match.
+  const prose = text
+    .replace(URL_PATTERN, ' ')
+    .replace(/`[^`\n]*`/g, ' ')
+    .split(/\s+/)
+    .filter((word) => MAY_SHAPE_SYMBOL.test(word) && !namesPath(word))
+    .join(' ');
+  const bare = bareSymbolsIn(prose);
   return [...quoted, ...bare].filter((name) => name.length >= 3);
 }
 

@@ -1,4 +1,5 @@
 import type { ModelMessage } from '../message/message.js';
+import { collapseWhitespace } from './_collapse-whitespace.js';
 import { clip } from './_fold-exchange.js';
 import { type LossCandidate, LOSS_KINDS, type LossKind, lossCandidates, shownTexts, summaryLossCandidates } from './_loss-candidates.js';
 
@@ -30,8 +31,6 @@ export interface LossReportInput {
 /** A loss report lists at most this many items: the first kinds first (constraints, errors, paths…). */
 export const MAX_LOSS_ITEMS = 40;
 
-const flat = (text: string) => text.replace(/\s+/g, ' ');
-
 /**
  * What left the model's view: the user's constraints, the error lines, file paths, code symbols,
  * URLs and numbers that the evicted exchanges (or the summary replaced) held and that neither the
@@ -54,7 +53,7 @@ export function lossReport(input: LossReportInput, maxItems = MAX_LOSS_ITEMS): L
   for (const { exchange, messages } of input.evicted) add(exchange, lossCandidates(messages));
   if (candidates.length === 0) return [];
   // The window is joined once: each candidate is then one search of it.
-  const visible = flat([input.summary ?? '', ...input.window.flatMap(shownTexts)].join('\n'));
+  const visible = collapseWhitespace([input.summary ?? '', ...input.window.flatMap(shownTexts)].join('\n'));
   const rank = (kind: LossKind) => LOSS_KINDS.indexOf(kind);
   const lost = candidates.filter((item) => !visible.includes(item.text));
   // A stable sort: within a kind, the order the exchanges held them.
