@@ -84,11 +84,7 @@ export async function startInstantUpstream(): Promise<{ url: string; requests: (
 
 const WORDS = ['the', 'handler', 'reads', 'invoice', 'rows', 'from', 'billing', 'and', 'returns', 'a', 'typed', 'model', 'test', 'fails', 'when', 'webhook', 'retries', 'twice', 'fix', 'query', 'limit', 'member', 'project', 'label', 'export', 'async', 'await', 'database', 'schema', 'column'];
 
-/**
- * A conversation of about `tokens` tokens (four characters a token), different for each `seed`:
- * a system prompt, then user and assistant turns of about 450 tokens each, ending with the user's.
- */
-/** Text of about `characters` characters, from `words`, chosen by the generator `next`. */
+/** Text of about `characters` characters, of the words above, chosen by the generator `next`. */
 function wordsText(next: () => number, characters: number, separator = ' '): string {
   const words: string[] = [];
   let length = 0;
@@ -109,6 +105,10 @@ function numbersFrom(seed: number): () => number {
   };
 }
 
+/**
+ * A conversation of about `tokens` tokens (four characters a token), different for each `seed`:
+ * a system prompt, then user and assistant turns of about 450 tokens each, ending with the user's.
+ */
 export function syntheticHistory(seed: number, tokens: number): ChatMessage[] {
   const next = numbersFrom(seed);
   const text = (characters: number) => wordsText(next, characters);
