@@ -46,7 +46,7 @@ export const SEARCHED_CHARACTERS = 100_000;
  * them is read as text, its escapes (`\n`, `\"`, `\u0001`) turned into spaces, and so are dots and
  * slashes: `src/app.ts` is indexed as `src`, `app` and `ts`, so that `app` finds it
  * ({@link searchableQuery} does the same to a query). Stored in `message_search` a little after
- * the message (see search-text-fill.ts); a search makes it from the body for a message not filled yet.
+ * the message (see search-text-fill.ts), or by a search that finds it not written yet.
  */
 export const MESSAGE_SEARCH_VECTOR = sql`to_tsvector(${sql.lit(SEARCH_CONFIGURATION)}, regexp_replace(left((
     jsonb_path_query_array(body, 'strict $.content ? (@.type() == "string")', '{}', true)

@@ -16,7 +16,8 @@ import type {
   ReadHistoryMessageOptions,
 } from './history-store-types.js';
 import { visiblePath } from './lineage.js';
-import { MESSAGE_SEARCH_VECTOR, SEARCH_CONFIGURATION, searchableQuery } from './migrations.js';
+import { SEARCH_CONFIGURATION, searchableQuery } from './migrations.js';
+import { fillSearchText } from './search-text-fill.js';
 import { utf8ByteLength } from '../tokens/bytes-per-token-counter.js';
 import { cutToBytes, estimatedTokens, searchExcerpt } from './search-excerpt.js';
 import { messageRows, modelMessageRows, type StoreDatabase, toStoredMessage } from './stored-rows.js';
@@ -59,45 +60,32 @@ type MatchedRow = Parameters<typeof toStoredMessage>[2] & { readonly seq: number
 
 /**
  * The messages `segment` holds that match `query`, best first, at most `limit`, as
- * {@link messageRows} reads them, each with its rank. When every one has its search text written,
- * the matching `message_search` rows are found first (their own table, by its key or its index)
- * and only those messages are read; else each message is read with its row, and one without makes
- * its text from its body now (a slower read of them all).
+ * {@link messageRows} reads them, each with its rank: the matching `message_search` rows first
+ * (their own table, by its key or its index), then only those messages. The search text of the
+ * segment's messages that have none yet (written in the last moments, or whose fill failed) is
+ * written first, as their fill would write it.
  */
 async function matchingRows(db: StoreDatabase, rootId: string, segment: SeqSegment, query: string, limit: number): Promise<MatchedRow[]> {
   const { agentId, fromSeq, toSeq } = segment;
-  if (await searchTextWritten(db, rootId, agentId, fromSeq, toSeq)) {
-    const ranked = await db
-      .selectFrom('message_search')
-      .select(['seq', sql<number>`ts_rank(search, ${tsQuery(query)})::float8`.as('rank')])
-      .where('root_id', '=', rootId)
-      .where('agent_id', '=', agentId)
-      .where('seq', '>=', fromSeq)
-      .where('seq', '<=', toSeq)
-      .where(sql<boolean>`search @@ ${tsQuery(query)}`)
-      .orderBy('rank', 'desc')
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .execute();
-    if (ranked.length === 0) return [];
-    const rows = new Map((await modelMessageRows(db, rootId, agentId).where('seq', 'in', ranked.map((hit) => hit.seq)).execute()).map((row) => [row.seq, row]));
-    return ranked.flatMap(({ seq, rank }) => {
-      const row = rows.get(seq);
-      return row ? [{ ...row, rank }] : [];
-    });
-  }
-  // A message whose row is not written yet makes its text from its body now.
-  const searchText = sql`coalesce((select s.search from message_search s
-    where s.root_id = messages.root_id and s.agent_id = messages.agent_id and s.seq = messages.seq), ${MESSAGE_SEARCH_VECTOR})`;
-  return modelMessageRows(db, rootId, agentId)
-    .select(sql<number>`ts_rank(${searchText}, ${tsQuery(query)})::float8`.as('rank'))
+  if (!(await searchTextWritten(db, rootId, agentId, fromSeq, toSeq))) await fillSearchText(db, { rootId, id: agentId }, fromSeq, toSeq);
+  const ranked = await db
+    .selectFrom('message_search')
+    .select(['seq', sql<number>`ts_rank(search, ${tsQuery(query)})::float8`.as('rank')])
+    .where('root_id', '=', rootId)
+    .where('agent_id', '=', agentId)
     .where('seq', '>=', fromSeq)
     .where('seq', '<=', toSeq)
-    .where(sql<boolean>`${searchText} @@ ${tsQuery(query)}`)
+    .where(sql<boolean>`search @@ ${tsQuery(query)}`)
     .orderBy('rank', 'desc')
     .orderBy('seq', 'desc')
     .limit(limit)
     .execute();
+  if (ranked.length === 0) return [];
+  const rows = new Map((await modelMessageRows(db, rootId, agentId).where('seq', 'in', ranked.map((hit) => hit.seq)).execute()).map((row) => [row.seq, row]));
+  return ranked.flatMap(({ seq, rank }) => {
+    const row = rows.get(seq);
+    return row ? [{ ...row, rank }] : [];
+  });
 }
 
 /**

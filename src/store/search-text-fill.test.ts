@@ -71,7 +71,7 @@ describe('SearchTextFill', () => {
     expect((await sql<{ rows: number }>`select count(*)::int as rows from message_search`.execute(database)).rows).toEqual([{ rows: 3 }]);
   });
 
-  it('a fill that fails is left for the search to make from the body; the next one runs', async () => {
+  it('a fill that fails is left for a search to write; the next one runs', async () => {
     const database = await migrated();
     const fill = new SearchTextFill({ db: database });
     // Not a uuid: the update fails.
@@ -89,7 +89,7 @@ describe('SearchTextFill', () => {
 });
 
 describe('HistoryStore search before and after the fill', () => {
-  it('finds a long tool result as soon as it is stored, and fills its search text after the append returned', async () => {
+  it('finds a long tool result as soon as it is stored, writing its search text then if its fill has not yet', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'sliding-context-search-fill-'));
     const log = join(directory, 'sql.jsonl');
     process.env.SLIDING_CONTEXT_SQL_LOG = log;
@@ -108,15 +108,19 @@ describe('HistoryStore search before and after the fill', () => {
       await store.append(agentId, messages);
       expect(fills()).toBe(0);
       const seqs = async () => (await store.searchHistory(agentId, 'qnu4')).hits.map((hit) => hit.seq);
+      // The search writes the search text the fill has not written yet.
       expect(await seqs()).toEqual([3]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(fills()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The queued fill ran after it, writing nothing again.
+      expect(fills()).toBe(2);
       expect(await seqs()).toEqual([3]);
+      expect(fills()).toBe(2);
       await store.append(agentId, [{ role: 'user', content: 'thanks' }]);
     } finally {
       await store.close();
       // Closing fills what is queued.
-      expect(fills()).toBe(2);
+      expect(fills()).toBe(3);
       rmSync(directory, { recursive: true, force: true });
     }
   });

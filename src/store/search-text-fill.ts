@@ -1,8 +1,8 @@
 /**
  * The search text of stored messages (their `tsvector`, see `MESSAGE_SEARCH_VECTOR`, in
  * `message_search`), written shortly after the messages, not with them: for a long tool result it
- * costs more than the write itself, and an append is on the path of every model call. Until its
- * row is written, a search makes a message's text from its body (see search-history.ts), so a
+ * costs more than the write itself, and an append is on the path of every model call. A search
+ * that finds a message's row not written yet writes it first (see search-history.ts), so a
  * message is found as soon as it is stored.
  */
 import { sql } from 'kysely';
@@ -31,7 +31,7 @@ type SeqRange = { readonly key: AgentKey; readonly fromSeq: number; readonly toS
 /**
  * The messages written here whose search text is still to write, written {@link FILL_AFTER_MS}
  * after their write, one statement per agent's run of seqs. A fill that fails (the server went
- * away) is left: a search makes those messages' text from their bodies.
+ * away) is left: a search writes those messages' text when it reads them.
  */
 export class SearchTextFill {
   /** The database, read when a fill runs (a remote store's throws: it writes nothing here). */
