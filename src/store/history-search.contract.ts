@@ -172,7 +172,7 @@ export function describeHistorySearchContract(storeOf: () => HistoryStore) {
     it('property: finds every message holding a planted token, and only those the agent sees, across forks, clears and rewinds', async () => {
       const store = storeOf();
       await fc.assert(
-        // `written`: the search text of every message is written before searching (its own table, read first), or not yet (made from the bodies).
+        // `written`: the search text of every message is written before searching, or not yet (the search writes it first).
         fc.asyncProperty(plantedToken, fc.array(operation, { minLength: 1, maxLength: 14 }), fc.boolean(), async (token, operations, written) => {
           const root = await store.createAgent();
           const agents = [root];
