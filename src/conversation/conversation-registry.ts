@@ -2,7 +2,7 @@ import { Conversation } from './conversation.js';
 import type { CondenseOptions, ConversationListener } from './conversation.js';
 import type { ConversationStore } from './conversation-store.js';
 import { type ConversationPlacement, findConversationByPrefix, placeAfterMatch, type PrefixStore } from './find-conversation-by-prefix.js';
-import { copyMessageContent, sharedMessagePrefixLength } from './same-message-content.js';
+import { copyMessageContent, isFrozenMessageCopy, sharedMessagePrefixLength } from './same-message-content.js';
 import { applyEvents } from '../message/apply-events.js';
 import { newMessagesAfterSharedTurn, newMessagesByUserTurns } from './new-messages-by-user-turns.js';
 import type { ModelMessage, ToolDefinition } from '../message/message.js';
@@ -141,6 +141,11 @@ export class ConversationRegistry {
     await open.conversation.append(placement.toAppend);
     const { known } = open;
     known.length = kept;
+    // A message the call holds as a frozen copy replaces the equal one kept: the next call holding it compares it at once.
+    for (let index = 0; index < kept; index++) {
+      const sent = messages[index] as ModelMessage;
+      if (known[index] !== sent && isFrozenMessageCopy(sent)) known[index] = sent;
+    }
     for (let index = kept; index < messages.length; index++) known.push(copyMessageContent(messages[index] as ModelMessage));
     return {
       conversation: open.conversation,

@@ -88,6 +88,11 @@ export function copyMessageContent(message: ModelMessage): ModelMessage {
   return Object.freeze(copiedValue(message)) as ModelMessage;
 }
 
+/** Whether `message` is one {@link frozenMessageCopy} made, which nothing can change. */
+export function isFrozenMessageCopy(message: ModelMessage): boolean {
+  return frozenCopies.has(message);
+}
+
 /**
  * A deep copy of a message, every object and array of it frozen, provider options and ids kept:
  * held and sent again by an integration that converts a prompt once, it is remembered as it is

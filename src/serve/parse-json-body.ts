@@ -5,9 +5,11 @@
  * 0.4 MB body, about 0.2 ms for the same bytes in 16 KiB pieces). So the outer value and its
  * members' members are taken apart on the bytes, and each piece is decoded and parsed on its own.
  * Anything this does not take apart cleanly goes to {@link parseJsonText}, whose value or error is
- * the one returned.
+ * the one returned. Given the elements of earlier bodies ({@link EarlierElements}), the first
+ * elements of a top-level array that an earlier body held byte for byte are taken from it, not parsed.
  */
 import { MAX_JSON_DEPTH, looksBinary, parseJsonText } from '../message/parse-json-text.js';
+import type { EarlierElements, ParsedArray } from './earlier-elements.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -31,12 +33,22 @@ function isWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
+/** A top-level array this parse made, and the earlier one it started with. */
+interface MadeArray {
+  readonly array: ParsedArray;
+  readonly replacing: ParsedArray | undefined;
+}
+
 class PieceParser {
   readonly #bytes: Buffer;
+  readonly #earlier: EarlierElements | undefined;
   #at = 0;
+  /** The top-level arrays taken apart, kept only when the whole parse succeeds. */
+  readonly made: MadeArray[] = [];
 
-  constructor(bytes: Buffer) {
+  constructor(bytes: Buffer, earlier: EarlierElements | undefined) {
     this.#bytes = bytes;
+    this.#earlier = earlier;
   }
 
   parseWhole(): unknown {
@@ -50,12 +62,14 @@ class PieceParser {
     while (isWhitespace(this.#bytes[this.#at])) this.#at++;
   }
 
-  /** The value at the cursor, nested in `depth` containers; the cursor moves past it. */
-  #value(depth: number): unknown {
+  /** The value at the cursor, nested in `depth` containers (a member of the outer object has its `key`); the cursor moves past it. */
+  #value(depth: number, key?: string): unknown {
     this.#skipWhitespace();
     const first = this.#bytes[this.#at];
     if (depth < SPLIT_DEPTH && first === OPEN_BRACE) return this.#object(depth + 1);
-    if (depth < SPLIT_DEPTH && first === OPEN_BRACKET) return this.#array(depth + 1);
+    if (depth < SPLIT_DEPTH && first === OPEN_BRACKET) {
+      return key !== undefined && this.#earlier ? this.#memberArray(depth + 1, key, this.#earlier) : this.#array(depth + 1);
+    }
     const start = this.#at;
     this.#skipValue(depth);
     return this.#parsePiece(start, this.#at);
@@ -84,7 +98,7 @@ class PieceParser {
       if (this.#bytes[this.#at] !== COLON) throw new NotSplit();
       this.#at++;
       // Defined, not assigned: a `__proto__` key is an own property, as `JSON.parse` makes it.
-      Object.defineProperty(result, key, { value: this.#value(depth), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(result, key, { value: this.#value(depth, depth === 1 ? key : undefined), writable: true, enumerable: true, configurable: true });
       if (this.#endOfMembers(CLOSE_BRACE)) return result;
     }
   }
@@ -96,6 +110,41 @@ class PieceParser {
     for (;;) {
       result.push(this.#value(depth));
       if (this.#endOfMembers(CLOSE_BRACKET)) return result;
+    }
+  }
+
+  /**
+   * An array whose `[` is at the cursor, a member of the outer object: its first elements are
+   * taken from the earlier array that the bytes hold the longest run of, the rest parsed.
+   */
+  #memberArray(depth: number, key: string, earlier: EarlierElements): unknown[] {
+    const values: unknown[] = [];
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const made = (replacing: ParsedArray | undefined) => {
+      // A copy: the caller may change the array it is given.
+      this.made.push({ array: { key, bytes: this.#bytes, starts, ends, values: values.slice() }, replacing });
+      return values;
+    };
+    if (this.#openedEmpty(CLOSE_BRACKET)) return made(undefined);
+    this.#skipWhitespace();
+    const run = earlier.longestRun(key, this.#bytes, this.#at);
+    if (run) {
+      const from = this.#at - (run.earlier.starts[0] ?? 0);
+      for (let index = 0; index < run.count; index++) {
+        starts.push(from + (run.earlier.starts[index] ?? 0));
+        ends.push(from + (run.earlier.ends[index] ?? 0));
+        values.push(run.earlier.values[index]);
+      }
+      this.#at = ends.at(-1) ?? this.#at;
+      if (this.#endOfMembers(CLOSE_BRACKET)) return made(run.earlier);
+    }
+    for (;;) {
+      this.#skipWhitespace();
+      starts.push(this.#at);
+      values.push(this.#value(depth));
+      ends.push(this.#at);
+      if (this.#endOfMembers(CLOSE_BRACKET)) return made(run?.earlier);
     }
   }
 
@@ -169,10 +218,13 @@ class PieceParser {
  * taken apart on the bytes, deeper values parsed whole. Undefined when the bytes are not taken apart
  * cleanly: not JSON, nested deeper than {@link MAX_JSON_DEPTH}, or binary (see `looksBinary`).
  */
-export function parseJsonPieces(bytes: Buffer): unknown {
+export function parseJsonPieces(bytes: Buffer, earlier?: EarlierElements): unknown {
   if (looksBinary(bytes.toString('utf8', 0, HEAD_BYTES))) return undefined;
   try {
-    return new PieceParser(bytes).parseWhole();
+    const parser = new PieceParser(bytes, earlier);
+    const value = parser.parseWhole();
+    for (const { array, replacing } of parser.made) earlier?.remember(array, replacing);
+    return value;
   } catch (error) {
     if (error instanceof NotSplit) return undefined;
     throw error;
@@ -184,6 +236,6 @@ export function parseJsonPieces(bytes: Buffer): unknown {
  * value and the same errors (`INPUT_NOT_TEXT`, `INVALID_JSON`, `INPUT_TOO_DEEP`), but without one
  * string of the whole body where it can (see {@link parseJsonPieces}).
  */
-export function parseJsonBody(bytes: Buffer, source: string): unknown {
-  return parseJsonPieces(bytes) ?? parseJsonText(bytes.toString('utf8'), source);
+export function parseJsonBody(bytes: Buffer, source: string, earlier?: EarlierElements): unknown {
+  return parseJsonPieces(bytes, earlier) ?? parseJsonText(bytes.toString('utf8'), source);
 }

@@ -10,6 +10,7 @@ import type { ProxyContext } from './proxy-context.js';
 import { ProxyConversations, type ProxyWindowSettings } from './proxy-conversations.js';
 import { apiOfRequest, upstreamPath, windowedEndpoint } from './proxy-endpoints.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './read-request-body.js';
+import { EarlierElements } from './earlier-elements.js';
 import { TailConversion } from './tail-conversion.js';
 import { handleWindowedRequest } from './windowed-request.js';
 
@@ -77,6 +78,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const context: ProxyContext = {
     conversations: new ProxyConversations(options.store, options),
     conversions: new TailConversion(),
+    earlierElements: new EarlierElements(),
     upstreams: {
       openai: upstreamBase(options.upstreamOpenAi ?? DEFAULT_UPSTREAMS.openai, '--upstream-openai'),
       anthropic: upstreamBase(options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic, '--upstream-anthropic'),

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isFrozenMessageCopy } from '../conversation/same-message-content.js';
+import type { ModelMessage } from '../message/message.js';
 import { buildRequest, convertFrom } from '../providers/wire-format.js';
 import { conversationArbitrary, withoutEvents } from '../testing/conversation-arbitrary.js';
 import { TailConversion } from './tail-conversion.js';
@@ -41,6 +43,24 @@ describe.each(FORMATS)('%s bodies converted after earlier bodies of their conver
 });
 
 describe('a tail converted alone', () => {
+  it('gives each message as a frozen copy, the same object in each later conversion that holds it', () => {
+    const conversions = new TailConversion();
+    const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+    const first = conversions.convert('openai-chat', { model: 'm', messages: structuredClone(messages) }).messages;
+    const second = conversions.convert('openai-chat', { model: 'm', messages: [...structuredClone(messages), { role: 'user', content: 'and then?' }] }).messages;
+    expect(second.slice(0, first.length)).toHaveLength(first.length);
+    second.slice(0, first.length).forEach((message, index) => {
+      expect(message).toBe(first[index]);
+    });
+    for (const message of second) {
+      expect(Object.isFrozen(message)).toBe(true);
+      expect(isFrozenMessageCopy(message as ModelMessage)).toBe(true);
+    }
+    expect(() => {
+      (second.at(-1) as { content: unknown }).content = 'changed';
+    }).toThrow(TypeError);
+  });
+
   it('names a bad message by its place in the whole body', () => {
     const conversions = new TailConversion();
     const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];

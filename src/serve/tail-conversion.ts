@@ -1,5 +1,6 @@
+import { frozenMessageCopy } from '../conversation/same-message-content.js';
 import { isRecord } from '../message/is-record.js';
-import type { Message } from '../message/message.js';
+import { isModelMessage, type Message } from '../message/message.js';
 import { sameJsonValue } from '../message/same-json-value.js';
 import type { ConvertedRequest } from '../providers/conversion.js';
 import { convertFrom } from '../providers/wire-format.js';
@@ -30,6 +31,11 @@ function startsWith(wire: readonly unknown[], earlier: readonly unknown[]): bool
   return true;
 }
 
+/** Messages as a conversation keeps them: each model message a frozen copy, which the registry keeps as it is and compares at once. */
+function frozen(messages: readonly Message[]): Message[] {
+  return messages.map((message) => (isModelMessage(message) ? frozenMessageCopy(message) : message));
+}
+
 /**
  * Whether the earlier messages' conversion followed by the tail's is the whole body's conversion.
  * Chat Completions converts message by message. Anthropic also moves the system messages that
@@ -49,6 +55,12 @@ function joinsCleanly(format: Format, earlier: Converted, tailWire: readonly unk
   return true;
 }
 
+/** A whole body's conversion, its messages frozen copies. */
+function whole(format: Format, body: Readonly<Record<string, unknown>>): ConvertedRequest {
+  const converted = convertFrom(format, body);
+  return { ...converted, messages: frozen(converted.messages) };
+}
+
 /**
  * Converts request bodies to the neutral model, each reusing the conversion of the longest earlier
  * body whose messages it starts with, unchanged: a turn of a long conversation converts (and
@@ -66,9 +78,9 @@ export class TailConversion {
   convert(format: Format, body: Readonly<Record<string, unknown>>): ConvertedRequest {
     const field = CONVERSATION_FIELD[format];
     const wire = body[field];
-    if (!Array.isArray(wire)) return convertFrom(format, body);
+    if (!Array.isArray(wire)) return whole(format, body);
     const earlier = this.#longestStart(format, wire);
-    const converted = (earlier === undefined ? undefined : this.#convertTail(format, body, field, earlier, wire)) ?? convertFrom(format, body);
+    const converted = (earlier === undefined ? undefined : this.#convertTail(format, body, field, earlier, wire)) ?? whole(format, body);
     // The conversation's entry moves on to this body.
     if (earlier !== undefined) this.#kept.delete(earlier);
     this.#kept.add({ format, wire, messages: converted.messages });
@@ -102,6 +114,6 @@ export class TailConversion {
       return undefined;
     }
     if (!joinsCleanly(format, earlier, tailWire, tail.messages)) return undefined;
-    return { ...tail, messages: [...earlier.messages, ...tail.messages] };
+    return { ...tail, messages: [...earlier.messages, ...frozen(tail.messages)] };
   }
 }

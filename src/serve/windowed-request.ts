@@ -51,7 +51,7 @@ interface ReadCall {
 
 async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, context: ProxyContext): Promise<ReadCall> {
   const raw = await readRequestBody(request, context.bodyLimitBytes);
-  const body = parseJsonBody(raw, 'the request body');
+  const body = parseJsonBody(raw, 'the request body', context.earlierElements);
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new SlidingContextError('INVALID_REQUEST_BODY', 'model: expected the model\'s name, a string.');
   const upstreamState = endpoint.format === 'openai-responses' && (Boolean(body.previous_response_id) || Boolean(body.conversation));
