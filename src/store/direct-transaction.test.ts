@@ -119,7 +119,19 @@ function describeDirectTransaction(open: () => Promise<OpenDatabase>) {
 const serverUrl = process.env.DATABASE_URL;
 
 describe('a direct transaction on PGlite', () => {
-  describeDirectTransaction(() => openDatabase({ memory: true }));
+  const database = describeDirectTransaction(() => openDatabase({ memory: true }));
+
+  it('runs its statements by the EXECUTE of statements prepared once on the session', async () => {
+    const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database().db)).rows.map((row) => row.statement);
+    const guard = (from: number) => CompiledQuery.raw('update direct_counter set value = value + 1 where value = $1 returning value', [from]);
+    const from = await counter(database());
+    expect(await database().directTransaction({ guard: guard(from), rest: [insert(400)] })).toBe(true);
+    const after = await prepared();
+    expect(after.filter((statement) => statement.endsWith(' as insert into direct_rows (id, note) values ($1, $2)'))).toHaveLength(1);
+    expect(await database().directTransaction({ guard: guard(from + 1), rest: [insert(401)] })).toBe(true);
+    expect(await prepared()).toEqual(after);
+    expect((await rowIds(database())).filter((id) => id >= 400)).toEqual([400, 401]);
+  });
 });
 
 if (!serverUrl) console.warn('The PostgreSQL server half of the direct transaction tests is skipped: DATABASE_URL is not set.');

@@ -4,12 +4,13 @@
  * taken on every turn of a proxied conversation. Measured a second apart on a server, Kysely's
  * `transaction()` spent 0.6–1 ms of a 2–3 ms append on its own steps, and each statement sent on
  * its own costs a round trip; this sends the whole transaction as one message where it can (see
- * {@link runGuardedWrite}), else `begin` with the guard, then the rest with the commit.
+ * {@link runGuardedWrite}), else `begin` with the guard, then the rest with the commit. Each
+ * statement runs as the `EXECUTE` of a statement the session keeps prepared (prepared-statements.ts).
  */
 import { CompiledQuery, type LogEvent } from 'kysely';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { errorCode } from '../errors/error-code.js';
-import { inlineParameters } from './inline-parameters.js';
+import { PreparedStatements } from './prepared-statements.js';
 import type { PGliteSession } from './pglite-dialect.js';
 
 /** Statements written together in one transaction: the guard first; when it gives no rows, nothing is written. */
@@ -39,6 +40,8 @@ interface Session {
   simple(text: string): Promise<readonly unknown[]>;
   /** Runs a statement with its parameters; resolves to its rows. */
   extended(query: CompiledQuery): Promise<readonly unknown[]>;
+  /** The simple protocol's text that runs a statement, its values written in (see `PreparedStatements.textOf`); undefined when they cannot be. */
+  textOf(query: CompiledQuery): Promise<string | undefined>;
 }
 
 /** PostgreSQL's `division_by_zero`: what a guard made to fail (see {@link failingWhenEmpty}) raises when it gives no rows. */
@@ -60,7 +63,9 @@ function failingWhenEmpty(guard: CompiledQuery): CompiledQuery | undefined {
  * one simple-protocol message: `begin`, the guard, the rest, the notice and `commit`; the rest
  * then must not divide by zero, which would read as the guard's stop. Otherwise `begin` and the
  * guard go first, then the rest with the commit, a statement whose values cannot be inlined on its
- * own with its parameters. The SQL log gets each statement as sent, its values as parameters.
+ * own with its parameters. A statement is sent as the `EXECUTE` of its prepared statement
+ * where the session keeps it (see prepared-statements.ts). The SQL log gets each statement as
+ * Kysely compiled it, its values as parameters.
  */
 async function runGuardedWrite(session: Session, write: GuardedWrite, notice: CommitNotice | undefined, log: StatementLog | undefined): Promise<boolean> {
   const noticeQuery = notice && CompiledQuery.raw('select pg_notify($1, $2)', [notice.channel, notice.payload]);
@@ -69,13 +74,16 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
     log?.({ level: 'query', query, queryDurationMillis: 0 });
     return query;
   };
+  // Made before the transaction begins: a statement is prepared outside it.
+  const restTexts: (string | undefined)[] = [];
+  for (const query of rest) restTexts.push(await session.textOf(query));
   const checkedGuard = failingWhenEmpty(write.guard);
-  const oneMessage = checkedGuard && [checkedGuard, ...rest].map((query) => inlineParameters(query));
+  const checkedText = checkedGuard && (await session.textOf(checkedGuard));
   try {
-    if (checkedGuard && oneMessage?.every((text) => text !== undefined)) {
+    if (checkedGuard && checkedText !== undefined && restTexts.every((text) => text !== undefined)) {
       for (const query of [checkedGuard, ...rest]) logged(query);
       try {
-        await session.simple(['begin', ...oneMessage, 'commit'].join('; '));
+        await session.simple(['begin', checkedText, ...restTexts, 'commit'].join('; '));
         return true;
       } catch (error) {
         if (errorCode(error) !== GUARD_GAVE_NO_ROWS) throw error;
@@ -83,15 +91,16 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
         return false;
       }
     }
-    const guard = inlineParameters(logged(write.guard));
+    const guard = await session.textOf(logged(write.guard));
     const guarded = guard === undefined ? (await session.simple('begin'), await session.extended(write.guard)) : await session.simple(`begin; ${guard}`);
     if (guarded.length === 0) {
       await session.simple('rollback');
       return false;
     }
     const commit: string[] = [];
-    for (const query of rest) {
-      const inlined = inlineParameters(logged(query));
+    for (const [index, query] of rest.entries()) {
+      logged(query);
+      const inlined = restTexts[index];
       if (inlined !== undefined) commit.push(inlined);
       else {
         // Sent in order: what was gathered first, then this one with its parameters.
@@ -110,9 +119,12 @@ async function runGuardedWrite(session: Session, write: GuardedWrite, notice: Co
 /** Direct transactions on PGlite's one session, queued with Kysely's use of it. */
 export function pgliteDirectTransaction(session: PGliteSession, log?: StatementLog): DirectTransaction {
   const { client } = session;
+  const prepared = new PreparedStatements();
+  const simple = async (text: string) => (await client.exec(text)).at(-1)?.rows ?? [];
   const pglite: Session = {
-    simple: async (text) => (await client.exec(text)).at(-1)?.rows ?? [],
+    simple,
     extended: async (query) => (await client.query(query.sql, [...query.parameters])).rows,
+    textOf: (query) => prepared.textOf(query, simple),
   };
   return async (write, notice) => {
     const release = await session.acquire();
@@ -131,11 +143,21 @@ function lastRows(result: QueryResult | QueryResult[]): readonly unknown[] {
 
 /** Direct transactions on connections of a server's pool. */
 export function serverDirectTransaction(pool: Pool, log?: StatementLog): DirectTransaction {
+  // Each connection's own: a statement is prepared in the session that runs it.
+  const preparedOn = new WeakMap<PoolClient, PreparedStatements>();
   return async (write, notice) => {
     const client = await pool.connect();
+    let prepared = preparedOn.get(client);
+    if (prepared === undefined) {
+      prepared = new PreparedStatements();
+      preparedOn.set(client, prepared);
+    }
+    const statements = prepared;
+    const simple = async (text: string) => lastRows(await client.query(text) as QueryResult | QueryResult[]);
     const server: Session = {
-      simple: async (text) => lastRows(await client.query(text) as QueryResult | QueryResult[]),
+      simple,
       extended: async (query) => (await client.query<Record<string, unknown>>(query.sql, [...query.parameters])).rows,
+      textOf: (query) => statements.textOf(query, simple),
     };
     try {
       const written = await runGuardedWrite(server, write, notice, log);

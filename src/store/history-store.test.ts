@@ -149,6 +149,19 @@ describe('views saved beside a PGlite directory', () => {
     expect(() => readSavedView(dataDir, 'test-view', '../../elsewhere')).toThrow(expect.objectContaining({ code: 'UNKNOWN_AGENT' }));
   });
 
+  it('while the store stays open, each write after a view was saved drops it', async () => {
+    const dataDir = temporaryDirectory();
+    const store = await HistoryStore.open({ dataDir });
+    const agent = await store.createAgent();
+    for (const content of ['first', 'second', 'third']) {
+      await saveOne(store, agent);
+      expect(existsSync(savedViewsDirectory(dataDir)), `saved before the append of ${content}`).toBe(true);
+      await store.append(agent, [{ role: 'user', content }]);
+      expect(existsSync(savedViewsDirectory(dataDir)), `dropped by the append of ${content}`).toBe(false);
+    }
+    await store.close();
+  });
+
   it('a view derived while a write runs is not saved', async () => {
     const dataDir = temporaryDirectory();
     const store = await HistoryStore.open({ dataDir });

@@ -21,6 +21,12 @@ export class SavedViewUpkeep {
   #writesRunning = 0;
   /** Agents written since their views were last saved, oldest first. */
   readonly #written = new Set<string>();
+  /**
+   * Whether views may lie beside the directory: some may from before it was opened, then only
+   * those saved here (a view is saved only by the process holding the directory's lock). A write
+   * drops them only then, not with a look at the disk each time.
+   */
+  #viewsMayExist = true;
 
   constructor(dataDir: string | undefined) {
     this.#dataDir = dataDir;
@@ -32,7 +38,10 @@ export class SavedViewUpkeep {
 
   /** Runs a write to `agentId`. The saved views are dropped before it, so that none outlives its data. */
   async write<Result>(agentId: string, work: () => Promise<Result>): Promise<Result> {
-    if (this.#dataDir !== undefined) dropSavedViews(this.#dataDir);
+    if (this.#dataDir !== undefined && this.#viewsMayExist) {
+      dropSavedViews(this.#dataDir);
+      this.#viewsMayExist = false;
+    }
     this.#writesStarted++;
     this.#writesRunning++;
     try {
@@ -51,6 +60,8 @@ export class SavedViewUpkeep {
     const value = await derive();
     if (this.#dataDir !== undefined && quiet && this.#writesStarted === writesBefore) {
       const json = toJson(value);
+      // Before the save: one that fails halfway may leave a file.
+      this.#viewsMayExist = true;
       try {
         saveView(this.#dataDir, name, agentId, json);
       } catch {
