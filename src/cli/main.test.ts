@@ -43,7 +43,8 @@ describe('the sliding-context binary', () => {
     const bad = cli(['window', '-', '--budget', '-3'], '[]');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error\[BUDGET_INVALID\]: /);
-  });
+    // About thirty processes, each compiling the source: on a loaded two-core machine that took over a minute.
+  }, 240_000);
 
   it('--help lists the commands', () => {
     const { status, stdout } = cli(['--help']);
