@@ -43,6 +43,14 @@ export interface OpenConversationOptions {
   readonly recall?: boolean | RecallOptions | undefined;
   /** Kept with a new agent's meta (e.g. the working directory of a chat). */
   readonly meta?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * What a `request` evicts is recorded (its range and loss report made and stored) with the
+   * conversation's next write, in the same transaction (the answer's `append`, `endTurn`), or by
+   * `writeEvictionRecords`; not before `request` returns. For a proxy, whose client waits on the
+   * request: an eviction then costs it nothing. The messages are stored as always; a record not
+   * yet written when the process dies is not. Default false.
+   */
+  readonly deferEvictionRecords?: boolean | undefined;
 }
 
 /** Options of {@link Conversation.append}. */

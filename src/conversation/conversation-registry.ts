@@ -31,6 +31,8 @@ export interface RegistrySettings {
    * message not stored yet (see {@link newMessagesByUserTurns}), instead of forking it.
    */
   readonly historyReshaped?: boolean | undefined;
+  /** Its conversations record what a request evicts with their next write (see `OpenConversationOptions.deferEvictionRecords`). */
+  readonly deferEvictionRecords?: boolean | undefined;
 }
 
 /** What one model call works with: the conversation, its messages stored, and what it sent. */
@@ -134,6 +136,8 @@ export class ConversationRegistry {
     const before = this.#open.get(placement.agentId);
     let open = before;
     if (open?.callKey !== callKey) {
+      // The one it replaces writes what waits first: the new one loads the window from the store.
+      await before?.conversation.writeEvictionRecords();
       const conversation = await this.#openConversation(placement.agentId, call);
       open = { conversation, callKey, known: before?.known ?? [] };
       this.#open.set(placement.agentId, open);
@@ -154,6 +158,11 @@ export class ConversationRegistry {
         this.#generation++;
       },
     };
+  }
+
+  /** Writes what the open conversations' requests evicted and have not recorded yet (see {@link RegistrySettings.deferEvictionRecords}). */
+  async writeEvictionRecords(): Promise<void> {
+    for (const { conversation } of this.#open.values()) await conversation.writeEvictionRecords();
   }
 
   /** What the open conversations hold, as a number that changes with it: pass it to {@link placeExtending} to spare its second check. */
@@ -261,6 +270,7 @@ export class ConversationRegistry {
       policy: settings.policy,
       condense: settings.condense,
       meta: { client: settings.client },
+      deferEvictionRecords: settings.deferEvictionRecords,
     });
     if (settings.onEvent) conversation.on(settings.onEvent);
     return conversation;

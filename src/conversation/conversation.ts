@@ -3,10 +3,10 @@ import type { Message, ToolCallPart, ToolResultPart } from '../message/message.j
 import { parseMessages } from '../message/parse-messages.js';
 import { sameJsonValue } from '../message/same-json-value.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
-import type { MessagePosition } from './conversation-store.js';
+import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { runsEndingAtRewinds } from './take-run.js';
-import { evictionRecord } from './evicted-range.js';
+import { evictionRecordLater } from './evicted-range.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
@@ -59,6 +59,8 @@ export class Conversation {
   #recordSpan: (event: ConversationEvent) => void = () => undefined;
   /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
   #turnEndedWith: { readonly usage: unknown } | undefined;
+  /** Records of what requests evicted, not written yet (see `deferEvictionRecords`), each made when called. */
+  #unwrittenEvictions: (() => ContextRangeInput)[] = [];
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -125,8 +127,15 @@ export class Conversation {
     for (const [index, run] of runs.entries()) {
       // The run's last message lands right after the seq the append expects, or the append fails.
       const at = { agentId: this.agentId, seq: this.#window.lastSeq + run.length };
-      const ranges = figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : undefined;
-      await this.#window.appendRun(run, ranges);
+      // What requests evicted goes with the first run, in its transaction.
+      const evictions = index === 0 ? this.#unwrittenEvictions.splice(0) : [];
+      const ranges = [...evictions.map((record) => record()), ...(figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : [])];
+      try {
+        await this.#window.appendRun(run, ranges.length > 0 ? ranges : undefined);
+      } catch (error) {
+        this.#unwrittenEvictions = [...evictions, ...this.#unwrittenEvictions];
+        throw error;
+      }
     }
     if (endsTurn) {
       // The turn ends once its figures are stored: after a failed append, `endTurn` records them all.
@@ -144,14 +153,15 @@ export class Conversation {
    * an Anthropic `system` with its blocks, …), as `convertFrom` gives them: the body carries them.
    */
   async request(input: RequestOptions = {}): Promise<{ request: unknown; report: ConversationReport }> {
+    const deferred = this.#options.deferEvictionRecords === true;
     // Content appended since the turn ended counts: the threshold is checked again.
-    await this.#condenser.condenseIfDue(await this.#prune(), this.#condenseHost);
+    await this.#condenser.condenseIfDue(await this.#prune('budget', deferred), this.#condenseHost);
     let plan = this.#state.plan();
     let calibrated = this.#calibrated(plan);
     for (let pass = 0; pass < CALIBRATION_PASSES && this.#settings.budgetTokens > 0 && calibrated.tokens > this.#settings.budgetTokens; pass++) {
       if (!this.#budget.widenMargin(calibrated.tokens, this.#settings.budgetTokens)) break;
       this.#state.setBudgetTokens(this.#workingBudget);
-      await this.#prune('usage');
+      await this.#prune('usage', deferred);
       plan = this.#state.plan();
       calibrated = this.#calibrated(plan);
     }
@@ -227,6 +237,7 @@ export class Conversation {
     this.#turnEndedWith = undefined;
     if (!recorded) await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
     const result = await this.#prune();
+    await this.writeEvictionRecords();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();
     // A summary reloads the window: its state is then the one to report.
@@ -244,16 +255,33 @@ export class Conversation {
     await this.#window.load();
   }
 
-  /** Prunes the window and records what it evicted as a range of the history (a record only: the messages stay). */
-  async #prune(reason = 'budget'): Promise<PruneResult> {
+  /**
+   * Prunes the window and records what it evicted as a range of the history (a record only: the
+   * messages stay), with the records not written yet; `deferred`, the record waits for the next write.
+   */
+  async #prune(reason = 'budget', deferred = false): Promise<PruneResult> {
     const tokensBefore = this.#state.totalTokens;
     const result = this.#state.prune();
     if (result.evicted.length > 0) {
       this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const record = evictionRecord(this.#state, this.#window.positions, result, reason, this.#window.summary?.data.text);
-      if (record) await this.#options.store.recordRanges(this.agentId, [record]);
+      const record = evictionRecordLater(this.#state, this.#window.positions, result, reason, this.#window.summary?.data.text);
+      if (record) this.#unwrittenEvictions.push(record);
+      if (!deferred) await this.writeEvictionRecords();
     }
     return result;
+  }
+
+  /** Writes the records of what requests evicted that wait for the next write (see `deferEvictionRecords`); nothing when none waits. */
+  async writeEvictionRecords(): Promise<void> {
+    // Taken at once, put back if the write fails: a record is written once, whoever writes first.
+    const records = this.#unwrittenEvictions.splice(0);
+    if (records.length === 0) return;
+    try {
+      await this.#options.store.recordRanges(this.agentId, records.map((record) => record()));
+    } catch (error) {
+      this.#unwrittenEvictions = [...records, ...this.#unwrittenEvictions];
+      throw error;
+    }
   }
 
   /**
@@ -278,6 +306,7 @@ export class Conversation {
    * @throws SlidingContextError `INVALID_OPTION` for a `through` that is no exchange before the latest
    */
   async compact(options: CompactOptions = {}): Promise<CompactResult> {
+    await this.writeEvictionRecords();
     const throughMessage = options.through === undefined ? undefined : throughMessageIndex(await this.history(), this.#window.positions, options.through);
     const result = await this.#condenser.run('all', options.dryRun === true, this.#condenseHost, { throughMessage, focus: options.focus });
     if (result) return result;
@@ -292,6 +321,7 @@ export class Conversation {
    * @throws SlidingContextError `NO_SUMMARY` when no summary is in force
    */
   async uncompact(): Promise<UncompactResult> {
+    await this.writeEvictionRecords();
     const result = await uncompactSummary(this.agentId, this.#condenseHost);
     // What came back may pass the budget: the window slides as the next request's would.
     return { ...result, tokensAfter: (await this.#prune()).totalTokens };
@@ -304,7 +334,11 @@ export class Conversation {
       state: () => window.state,
       summary: () => window.summary,
       positionOf: (index) => window.positions[index],
-      recordRange: (range) => window.recordRange(range),
+      // After the records that wait: a summary is recorded after what was evicted before it.
+      recordRange: async (range) => {
+        await this.writeEvictionRecords();
+        await window.recordRange(range);
+      },
       pins: () => window.pinTexts(),
       previewSummary: (first, last, data) => window.preview({ kind: 'summary', first, last, data: { ...data }, createdAt: new Date() }),
       emit: (event) => {
@@ -316,11 +350,13 @@ export class Conversation {
   /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */
   async setBudgetTokens(budgetTokens: number): Promise<void> {
     this.#settings.budgetTokens = validateBudgetTokens(budgetTokens);
+    await this.writeEvictionRecords();
     await this.#window.load();
   }
 
   /** Forks a sub-agent that inherits this agent's settings and sees its history so far. */
   async fork(): Promise<Conversation> {
+    await this.writeEvictionRecords();
     const child = await this.#options.store.fork(this.agentId, {
       budgetTokens: this.#settings.budgetTokens,
       pinFirstExchange: this.#settings.pinFirstExchange,
@@ -342,6 +378,7 @@ export class Conversation {
   async answerRecallCall(call: ToolCallPart): Promise<ToolResultPart | undefined> {
     const { recall } = this.#options;
     if (!recall || !isRecallTool(call.toolName)) return undefined;
+    await this.writeEvictionRecords();
     return recallToolResult(this.#options.store, this.agentId, call, recall === true ? {} : recall);
   }
 
@@ -371,12 +408,14 @@ export class Conversation {
    * the budget. A tool call or result, or a pin that leaves no room for the latest exchange, is
    * refused (`INVALID_PIN`, `PIN_OVER_BUDGET`). False when it was pinned already.
    */
-  pin(message: number | MessagePosition): Promise<boolean> {
+  async pin(message: number | MessagePosition): Promise<boolean> {
+    await this.writeEvictionRecords();
     return this.#window.changePin('pin', message);
   }
 
   /** Unpins a pinned message; `INVALID_PIN` when it is not pinned. */
   async unpin(message: number | MessagePosition): Promise<void> {
+    await this.writeEvictionRecords();
     await this.#window.changePin('unpin', message);
   }
 
@@ -386,7 +425,8 @@ export class Conversation {
   }
 
   /** The `/history` view: the plan over the whole history, every exchange, and the summary in force. */
-  historyView(): Promise<PlannedHistory> {
+  async historyView(): Promise<PlannedHistory> {
+    await this.writeEvictionRecords();
     const { counter, store } = this.#options;
     const preambleCount = counter.countPreamble({ ...this.#target, system: this.#settings.system, tools: this.#settings.tools });
     const loadCounter = () => Promise.resolve(counter);

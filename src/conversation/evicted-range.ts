@@ -1,6 +1,6 @@
 import type { MessagePosition } from '../store/history-store.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
-import { rangeLossReport } from './range-loss-report.js';
+import { lossReportLater } from './range-loss-report.js';
 
 /**
  * Where the exchanges a prune evicted are stored: the first message of the oldest and the last
@@ -28,14 +28,21 @@ export function evictedRange(
 /**
  * The record of what a prune evicted, as the store keeps it (a range of the history, with how many
  * exchanges, why, the window's tokens after, and what left the model's view, against the summary
- * in force and the window); undefined when nothing stored was evicted.
+ * in force and the window), made when the function returned is called: what it reads of the state
+ * is taken now, the loss report (the costly part) then. Undefined when nothing stored was evicted.
  */
-export function evictionRecord(state: WindowState, positions: readonly (MessagePosition | undefined)[], result: PruneResult, reason: string, summary?: string) {
+export function evictionRecordLater(
+  state: WindowState,
+  positions: readonly (MessagePosition | undefined)[],
+  result: PruneResult,
+  reason: string,
+  summary?: string,
+) {
   const range = evictedRange(state, positions, result.evicted);
   if (!range) return undefined;
-  const dropped = rangeLossReport(state, (index) => positions[index], result.evicted, { summary, window: state.windowMessages() });
-  const data = { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: state.budgetTokens, dropped };
-  return { kind: 'evicted' as const, ...range, data };
+  const dropped = lossReportLater(state, (index) => positions[index], result.evicted, { summary, window: state.windowMessages() });
+  const counts = { exchanges: result.evicted.length, reason, totalTokensAfter: result.totalTokens, budgetTokens: state.budgetTokens };
+  return () => ({ kind: 'evicted' as const, ...range, data: { ...counts, dropped: dropped() } });
 }
 
 /** Where a window message is stored, as an error names it: `message 12`, `message 3 of agent …`, or the summary. */

@@ -16,13 +16,26 @@ export function rangeLossReport(
   leaving: readonly number[],
   seen: { readonly summary: string | undefined; readonly window: readonly ModelMessage[]; readonly replacedSummary?: LossReportInput['replacedSummary'] },
 ): LossItem[] {
+  return lossReportLater(state, positionOf, leaving, seen)();
+}
+
+/**
+ * {@link rangeLossReport} with its input taken now (the exchanges leaving, the window) and the
+ * report made when the function returned is called: the state may have moved on by then.
+ */
+export function lossReportLater(
+  state: WindowState,
+  positionOf: (messageIndex: number) => MessagePosition | undefined,
+  leaving: readonly number[],
+  seen: { readonly summary: string | undefined; readonly window: readonly ModelMessage[]; readonly replacedSummary?: LossReportInput['replacedSummary'] },
+): () => LossItem[] {
   const evicted = leaving.map((index) => ({
     exchange: positionOf(state.exchangeBounds(index)?.firstMessage ?? -1)?.seq ?? -1,
     messages: state.exchangeMessages(index),
   }));
   // The summary in the window is the old one: the report compares with the summary given.
   const window = seen.window.filter((message) => !isSummaryMessage(message));
-  return lossReport({ evicted, summary: seen.summary, window, replacedSummary: seen.replacedSummary });
+  return () => lossReport({ evicted, summary: seen.summary, window, replacedSummary: seen.replacedSummary });
 }
 
 /** The messages a summary leaves in the window: the leading system messages, and the exchanges in it that it does not cover. */

@@ -58,7 +58,8 @@ export class ProxyConversations {
     const counter = await this.#counters.counterFor({ provider: api, model: call.model });
     let registry = this.#registries.get(format);
     if (!registry) {
-      registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy' });
+      // What a request evicts is recorded with the answer, after the client has it.
+      registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy', deferEvictionRecords: true });
       this.#registries.set(format, registry);
     }
     const placing = registry;
@@ -86,8 +87,10 @@ export class ProxyConversations {
     });
   }
 
-  /** Waits for the store work queued so far. */
-  settled(): Promise<void> {
-    return this.#lanes.settled();
+  /** Waits for the store work queued so far, and writes what requests evicted that waits for a write. */
+  async settled(): Promise<void> {
+    await this.#lanes.settled();
+    // One that cannot be written now (the store failing) stays for the agent's next write: settling does not fail on it.
+    for (const registry of this.#registries.values()) await registry.writeEvictionRecords().catch(() => undefined);
   }
 }

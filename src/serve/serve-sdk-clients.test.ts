@@ -319,6 +319,36 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
     expect(await visibleHistory(agentId!)).toEqual([{ role: 'user', content: 'failing: hello' }]);
   });
 
+  it('what a request evicts is recorded after the client has its answer; with no answer, once the proxy settles', async () => {
+    // A history over the budget: its first request evicts the oldest exchanges.
+    const messages: OpenAI.ChatCompletionMessageParam[] = [];
+    for (let turn = 1; turn <= 12; turn++) messages.push({ role: 'user', content: `evicting turn ${turn}: ${fileText(`src/evicting-${turn}.ts`)}` }, { role: 'assistant', content: `Read src/evicting-${turn}.ts.` });
+    messages.push({ role: 'user', content: 'evicting: and now?' });
+    upstream.failNext({ status: 503, body: { error: { message: 'The server is overloaded.', type: 'server_error', param: null, code: 'overloaded' } } });
+    const error = await openai.chat.completions.create({ model: OPENAI_MODEL, messages }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    const failed = error as InstanceType<typeof OpenAI.APIError>;
+    const agentId = failed.headers?.get('x-sliding-context-agent') ?? '';
+    expect(Number(failed.headers?.get('x-sliding-context-evicted-exchanges'))).toBeGreaterThan(0);
+    // No answer came: the record waits for the conversation's next write, or for the proxy to settle.
+    expect(await store.ranges(agentId, { kind: 'evicted' })).toEqual([]);
+    await proxy.settled();
+    const [recorded] = await store.ranges(agentId, { kind: 'evicted' });
+    expect(recorded?.first.seq).toBe(1);
+    expect(JSON.stringify(recorded?.data.dropped)).toContain('src/evicting-1.ts');
+    // A conversation opened again for other tools writes what its predecessor left waiting.
+    const reopened = messages.map((message) => (message.role === 'user' && typeof message.content === 'string' ? { ...message, content: message.content.replace('evicting', 'reopened') } : message));
+    upstream.failNext({ status: 503, body: { error: { message: 'The server is overloaded.', type: 'server_error', param: null, code: 'overloaded' } } });
+    const second = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: reopened }).catch((caught: unknown) => caught);
+    const secondAgent = (second as InstanceType<typeof OpenAI.APIError>).headers?.get('x-sliding-context-agent') ?? '';
+    expect(secondAgent).not.toBe(agentId);
+    reopened.push({ role: 'user', content: 'reopened: read it again' });
+    const { response } = await openai.chat.completions.create({ model: OPENAI_MODEL, messages: reopened, tools: [{ type: 'function', function: readFileTool }] }).withResponse();
+    expect(response.headers.get('x-sliding-context-agent')).toBe(secondAgent);
+    await proxy.settled();
+    expect((await store.ranges(secondAgent, { kind: 'evicted' }))[0]?.first.seq).toBe(1);
+  });
+
   it('a Responses request on a conversation the upstream keeps passes through as it came; a string input is windowed', async () => {
     const plain = await openai.responses.create({ model: OPENAI_MODEL, input: 'responses: a plain string input' }).withResponse();
     expect(plain.response.headers.get('x-sliding-context-agent')).toBeTruthy();

@@ -74,7 +74,10 @@ export class UsageCalibration {
     const estimatedTokens = estimated.reduce((sum, segment) => sum + segment.count.tokens, 0);
     if (estimatedTokens > 0) {
       const byType = new Map<ContentType, number>();
-      for (const segment of estimated) byType.set(segment.type, (byType.get(segment.type) ?? 0) + segment.count.tokens);
+      for (const segment of estimated) {
+        const type = segment.type();
+        byType.set(type, (byType.get(type) ?? 0) + segment.count.tokens);
+      }
       const dominant = [...byType].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'other';
       const observed = Math.min(this.#maxFactor, Math.max(this.#minFactor, (inputTokens - exactTokens) / estimatedTokens));
       const factorKey = `${key}|${dominant}`;
@@ -122,21 +125,22 @@ export class UsageCalibration {
     return type;
   }
 
-  #segments(target: CountTarget, request: CountableRequest): { count: TokenCount; type: ContentType }[] {
+  /** Each part's count, and its content type when asked: an exact count needs none (classifying a long text takes time). */
+  #segments(target: CountTarget, request: CountableRequest): { count: TokenCount; type: () => ContentType }[] {
     const preamble = this.#counter.countPreamble({ ...target, system: request.system, tools: request.tools, toolChoice: request.toolChoice });
     return [
-      { count: preamble, type: classifyContent(request.system ?? '') },
-      ...request.messages.map((message) => ({ count: this.#counter.countMessage({ ...target, message }), type: this.#typeOf(message) })),
+      { count: preamble, type: () => classifyContent(request.system ?? '') },
+      ...request.messages.map((message) => ({ count: this.#counter.countMessage({ ...target, message }), type: () => this.#typeOf(message) })),
     ];
   }
 
   #corrected(target: CountTarget, message: ModelMessage): TokenCount {
-    return this.#scale(target, this.#counter.countMessage({ ...target, message }), this.#typeOf(message));
+    return this.#scale(target, this.#counter.countMessage({ ...target, message }), () => this.#typeOf(message));
   }
 
-  #scale(target: CountTarget, count: TokenCount, type: ContentType): TokenCount {
+  #scale(target: CountTarget, count: TokenCount, type: () => ContentType): TokenCount {
     if (count.exact) return count;
-    const factor = this.factor(target, type);
+    const factor = this.factor(target, type());
     return factor === 1 ? count : { tokens: Math.ceil(count.tokens * factor), exact: false, method: `${count.method}+usage` };
   }
 }
