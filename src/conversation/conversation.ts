@@ -6,7 +6,7 @@ import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
 import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { runsEndingAtRewinds } from './take-run.js';
-import { evictionRecordLater } from './evicted-range.js';
+import { WindowPruner } from './window-pruner.js';
 import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
@@ -36,9 +36,6 @@ import { throughMessageIndex } from './compact-through.js';
 /** How many times `request()` shrinks the window when reported usage shows it runs over. */
 const CALIBRATION_PASSES = 3;
 
-/** Evicted exchanges a conversation keeps in memory before it loads its window again. */
-const FORGET_EVICTED_AFTER = 256;
-
 /**
  * The object an agent loop holds: it stores every message (before anything is sent), keeps the
  * window in step, builds the provider request within budget, and learns from reported usage.
@@ -59,8 +56,7 @@ export class Conversation {
   #recordSpan: (event: ConversationEvent) => void = () => undefined;
   /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
   #turnEndedWith: { readonly usage: unknown } | undefined;
-  /** Records of what requests evicted, not written yet (see `deferEvictionRecords`), each made when called. */
-  #unwrittenEvictions: (() => ContextRangeInput)[] = [];
+  readonly #pruner: WindowPruner;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -73,6 +69,7 @@ export class Conversation {
     const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
     this.#condenser = new Condenser({ condense: options.condense, policy, counter, target, budgetTokens: () => this.#settings.budgetTokens });
     this.#window = new ConversationWindow({ store, agentId, counter, target, policy, settings, workingBudget: () => this.#workingBudget });
+    this.#pruner = new WindowPruner({ window: this.#window, store, agentId, emit: this.#emit });
   }
 
   /** The window state now (a load replaces it). */
@@ -127,15 +124,10 @@ export class Conversation {
     for (const [index, run] of runs.entries()) {
       // The run's last message lands right after the seq the append expects, or the append fails.
       const at = { agentId: this.agentId, seq: this.#window.lastSeq + run.length };
+      const figured = figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : [];
+      const write = (ranges: readonly ContextRangeInput[]) => this.#window.appendRun(run, ranges.length > 0 ? ranges : undefined);
       // What requests evicted goes with the first run, in its transaction.
-      const evictions = index === 0 ? this.#unwrittenEvictions.splice(0) : [];
-      const ranges = [...evictions.map((record) => record()), ...(figures && index === runs.length - 1 ? [cacheUsageRange(at, at, figures)] : [])];
-      try {
-        await this.#window.appendRun(run, ranges.length > 0 ? ranges : undefined);
-      } catch (error) {
-        this.#unwrittenEvictions = [...evictions, ...this.#unwrittenEvictions];
-        throw error;
-      }
+      await (index === 0 ? this.#pruner.writeWith((evicted) => write([...evicted, ...figured])) : write(figured));
     }
     if (endsTurn) {
       // The turn ends once its figures are stored: after a failed append, `endTurn` records them all.
@@ -155,13 +147,13 @@ export class Conversation {
   async request(input: RequestOptions = {}): Promise<{ request: unknown; report: ConversationReport }> {
     const deferred = this.#options.deferEvictionRecords === true;
     // Content appended since the turn ended counts: the threshold is checked again.
-    await this.#condenser.condenseIfDue(await this.#prune('budget', deferred), this.#condenseHost);
+    await this.#condenser.condenseIfDue(await this.#pruner.prune('budget', deferred), this.#condenseHost);
     let plan = this.#state.plan();
     let calibrated = this.#calibrated(plan);
     for (let pass = 0; pass < CALIBRATION_PASSES && this.#settings.budgetTokens > 0 && calibrated.tokens > this.#settings.budgetTokens; pass++) {
       if (!this.#budget.widenMargin(calibrated.tokens, this.#settings.budgetTokens)) break;
       this.#state.setBudgetTokens(this.#workingBudget);
-      await this.#prune('usage', deferred);
+      await this.#pruner.prune('usage', deferred);
       plan = this.#state.plan();
       calibrated = this.#calibrated(plan);
     }
@@ -214,7 +206,7 @@ export class Conversation {
     if (!overflow) return false;
     this.#budget.lowerCeiling(ceilingAfterOverflow(sentTokens, overflow));
     this.#state.setBudgetTokens(this.#workingBudget);
-    await this.#prune('overflow');
+    await this.#pruner.prune('overflow');
     const after = this.#state.plan({ clearToolOutputs: { name: 'clear-tool-outputs' } }).totalTokens;
     if (after >= sentTokens) throw overflowRefusal(error, sentTokens, overflow, 'nothing more can be evicted or cleared');
     this.#emit({ type: 'overflow-retried', attempt, providerTokens: overflow.tokens, limit: overflow.limit, tokensBefore: sentTokens, tokensAfter: after });
@@ -236,52 +228,19 @@ export class Conversation {
     const recorded = this.#turnEndedWith !== undefined && sameJsonValue(this.#turnEndedWith.usage, input.usage);
     this.#turnEndedWith = undefined;
     if (!recorded) await recordTurnCacheUsage(this.#options.store, this.agentId, this.#window.positions.at(-1), this.#cache.endTurn(input.usage));
-    const result = await this.#prune();
+    const result = await this.#pruner.prune();
     await this.writeEvictionRecords();
     const condensed = await this.#condenser.condenseIfDue(result, this.#condenseHost);
     this.#condenser.endTurn();
     // A summary reloads the window: its state is then the one to report.
     const pruned = condensed ? this.#state.prune() : result;
-    await this.#forgetEvicted();
+    await this.#pruner.forgetEvicted();
     return pruned;
   }
 
-  /**
-   * Past a few hundred evicted exchanges the window is loaded again from the store: memory and the
-   * time to plan a request stay in proportion to the window, not to the turns taken since opening.
-   */
-  async #forgetEvicted(): Promise<void> {
-    if (this.#window.readsWholeHistory || this.#state.evictedExchanges <= FORGET_EVICTED_AFTER) return;
-    await this.#window.load();
-  }
-
-  /**
-   * Prunes the window and records what it evicted as a range of the history (a record only: the
-   * messages stay), with the records not written yet; `deferred`, the record waits for the next write.
-   */
-  async #prune(reason = 'budget', deferred = false): Promise<PruneResult> {
-    const tokensBefore = this.#state.totalTokens;
-    const result = this.#state.prune();
-    if (result.evicted.length > 0) {
-      this.#emit({ type: 'exchange-evicted', exchanges: result.evicted.length, reason, tokensBefore, tokensAfter: result.totalTokens });
-      const record = evictionRecordLater(this.#state, this.#window.positions, result, reason, this.#window.summary?.data.text);
-      if (record) this.#unwrittenEvictions.push(record);
-      if (!deferred) await this.writeEvictionRecords();
-    }
-    return result;
-  }
-
   /** Writes the records of what requests evicted that wait for the next write (see `deferEvictionRecords`); nothing when none waits. */
-  async writeEvictionRecords(): Promise<void> {
-    // Taken at once, put back if the write fails: a record is written once, whoever writes first.
-    const records = this.#unwrittenEvictions.splice(0);
-    if (records.length === 0) return;
-    try {
-      await this.#options.store.recordRanges(this.agentId, records.map((record) => record()));
-    } catch (error) {
-      this.#unwrittenEvictions = [...records, ...this.#unwrittenEvictions];
-      throw error;
-    }
+  writeEvictionRecords(): Promise<void> {
+    return this.#pruner.writeWaiting();
   }
 
   /**
@@ -293,10 +252,10 @@ export class Conversation {
     return () => this.#listeners.delete(listener);
   }
 
-  #emit(event: ConversationEvent): void {
+  readonly #emit = (event: ConversationEvent): void => {
     this.#recordSpan(event);
     for (const listener of this.#listeners) listener(event);
-  }
+  };
 
   /**
    * Condenses now: every exchange but the pinned ones and the latest (or, with `through`, up to
@@ -324,7 +283,7 @@ export class Conversation {
     await this.writeEvictionRecords();
     const result = await uncompactSummary(this.agentId, this.#condenseHost);
     // What came back may pass the budget: the window slides as the next request's would.
-    return { ...result, tokensAfter: (await this.#prune()).totalTokens };
+    return { ...result, tokensAfter: (await this.#pruner.prune()).totalTokens };
   }
 
   /** What the condenser reads from this conversation and records through it. */
