@@ -51,6 +51,13 @@ export interface OpenConversationOptions {
    * yet written when the process dies is not. Default false.
    */
   readonly deferEvictionRecords?: boolean | undefined;
+  /**
+   * Each message is converted to the wire format once, and its elements (frozen) are the same
+   * objects in every request built while it stays in the window (OpenAI Chat and Responses,
+   * Anthropic; not Gemini). A body built so must not be changed. For a proxy, which serializes
+   * each element once (see `RequestBodyBytes`). Default false.
+   */
+  readonly reuseConvertedMessages?: boolean | undefined;
 }
 
 /** Options of {@link Conversation.append}. */

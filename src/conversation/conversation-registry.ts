@@ -33,6 +33,8 @@ export interface RegistrySettings {
   readonly historyReshaped?: boolean | undefined;
   /** Its conversations record what a request evicts with their next write (see `OpenConversationOptions.deferEvictionRecords`). */
   readonly deferEvictionRecords?: boolean | undefined;
+  /** Its conversations convert each message once (see `OpenConversationOptions.reuseConvertedMessages`). */
+  readonly reuseConvertedMessages?: boolean | undefined;
 }
 
 /** What one model call works with: the conversation, its messages stored, and what it sent. */
@@ -271,6 +273,7 @@ export class ConversationRegistry {
       condense: settings.condense,
       meta: { client: settings.client },
       deferEvictionRecords: settings.deferEvictionRecords,
+      reuseConvertedMessages: settings.reuseConvertedMessages,
     });
     if (settings.onEvent) conversation.on(settings.onEvent);
     return conversation;

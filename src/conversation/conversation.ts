@@ -3,6 +3,7 @@ import type { Message, ToolCallPart, ToolResultPart } from '../message/message.j
 import { parseMessages } from '../message/parse-messages.js';
 import { sameJsonValue } from '../message/same-json-value.js';
 import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
+import { ConvertedMessages } from '../providers/converted-messages.js';
 import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { runsEndingAtRewinds } from './take-run.js';
@@ -57,6 +58,8 @@ export class Conversation {
   /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
   #turnEndedWith: { readonly usage: unknown } | undefined;
   readonly #pruner: WindowPruner;
+  /** Each message's wire elements, with `reuseConvertedMessages`. */
+  readonly #converted: ConvertedMessages | undefined;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -70,6 +73,7 @@ export class Conversation {
     this.#condenser = new Condenser({ condense: options.condense, policy, counter, target, budgetTokens: () => this.#settings.budgetTokens });
     this.#window = new ConversationWindow({ store, agentId, counter, target, policy, settings, workingBudget: () => this.#workingBudget });
     this.#pruner = new WindowPruner({ window: this.#window, store, agentId, emit: this.#emit });
+    this.#converted = options.reuseConvertedMessages === true ? new ConvertedMessages() : undefined;
   }
 
   /** The window state now (a load replaces it). */
@@ -168,7 +172,8 @@ export class Conversation {
     const format = this.#options.format ?? providerWireFormat(this.#options.provider);
     const { system, tools } = this.#settings;
     const cache = this.#cache.hints(plan.messages);
-    const request = buildRequest(format, { model: this.#options.model, system, tools, messages: plan.messages, options: input.bodyOptions, cache });
+    const { model } = this.#options;
+    const request = buildRequest(format, { model, system, tools, messages: plan.messages, options: input.bodyOptions, cache, converted: this.#converted });
     return { request, report: { ...plan, calibrated, partial: this.#window.partial } };
   }
 

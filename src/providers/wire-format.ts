@@ -14,6 +14,7 @@ import { convertFromOpenAiChat } from './openai/chat/convert-from-openai-chat.js
 import { buildOpenAiResponsesRequest } from './openai/responses/build-openai-responses-request.js';
 import { convertFromOpenAiResponses } from './openai/responses/convert-from-openai-responses.js';
 
+import type { ConvertedMessages } from './converted-messages.js';
 import type { PromptCacheHints } from './prompt-cache-hints.js';
 import type { WireFormat } from './wire-format-names.js';
 
@@ -29,6 +30,12 @@ export interface BuildInput {
   readonly options?: Readonly<Record<string, unknown>> | undefined;
   /** What the caller knows of the prompt cache: with it, Anthropic bodies mark their stable prefix and OpenAI bodies carry a cache key. */
   readonly cache?: PromptCacheHints | undefined;
+  /**
+   * Each message's elements converted once and kept, frozen (see {@link ConvertedMessages}): by the
+   * OpenAI Chat, Responses and Anthropic builders (an Anthropic message that joins two turns, or
+   * carries a cache marker, is a copy made for the body). Gemini's converts every message each time.
+   */
+  readonly converted?: ConvertedMessages | undefined;
 }
 
 function convertFromNeutral(body: unknown): ConvertedRequest {

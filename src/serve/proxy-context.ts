@@ -1,6 +1,7 @@
 import type { ProxyApi } from './proxy-endpoints.js';
 import type { ProxyConversations } from './proxy-conversations.js';
 import type { EarlierElements } from './earlier-elements.js';
+import type { RequestBodyBytes } from './request-body-bytes.js';
 import type { TailConversion } from './tail-conversion.js';
 
 /** What every request handler of a running proxy shares. */
@@ -10,6 +11,8 @@ export interface ProxyContext {
   readonly conversions: TailConversion;
   /** The elements of earlier bodies' arrays, so that a body parses only what its client added. */
   readonly earlierElements: EarlierElements;
+  /** The bytes of the upstream bodies' elements, each serialized once. */
+  readonly bodyBytes: RequestBodyBytes;
   /** Each API's upstream base URL, without a trailing `/v1` (e.g. `https://api.openai.com`). */
   readonly upstreams: Readonly<Record<ProxyApi, string>>;
   readonly bodyLimitBytes: number;

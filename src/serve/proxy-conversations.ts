@@ -58,8 +58,8 @@ export class ProxyConversations {
     const counter = await this.#counters.counterFor({ provider: api, model: call.model });
     let registry = this.#registries.get(format);
     if (!registry) {
-      // What a request evicts is recorded with the answer, after the client has it.
-      registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy', deferEvictionRecords: true });
+      // What a request evicts is recorded with the answer, after the client has it; each message is converted once.
+      registry = new ConversationRegistry(this.#store, { ...this.#settings, format, client: 'proxy', deferEvictionRecords: true, reuseConvertedMessages: true });
       this.#registries.set(format, registry);
     }
     const placing = registry;

@@ -11,6 +11,7 @@ import { ProxyConversations, type ProxyWindowSettings } from './proxy-conversati
 import { apiOfRequest, upstreamPath, windowedEndpoint } from './proxy-endpoints.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './read-request-body.js';
 import { EarlierElements } from './earlier-elements.js';
+import { RequestBodyBytes } from './request-body-bytes.js';
 import { TailConversion } from './tail-conversion.js';
 import { handleWindowedRequest } from './windowed-request.js';
 
@@ -79,6 +80,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     conversations: new ProxyConversations(options.store, options),
     conversions: new TailConversion(),
     earlierElements: new EarlierElements(),
+    bodyBytes: new RequestBodyBytes(),
     upstreams: {
       openai: upstreamBase(options.upstreamOpenAi ?? DEFAULT_UPSTREAMS.openai, '--upstream-openai'),
       anthropic: upstreamBase(options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic, '--upstream-anthropic'),

@@ -108,10 +108,10 @@ export async function handleWindowedRequest(
     const upstream = await placed.conversation.send(async (body, planned) => {
       report = planned;
       // Serialized before the upstream's clock starts: it is the proxy's work.
-      const text = JSON.stringify(body);
+      const bytes = context.bodyBytes.of(body);
       const sentAt = performance.now();
       try {
-        const answer = await fetch(url, { method: 'POST', headers, body: text, signal: aborted.signal });
+        const answer = await fetch(url, { method: 'POST', headers, body: bytes, signal: aborted.signal });
         if (!answer.ok) throw new UpstreamError(answer.status, answer.headers, await answer.text());
         return answer;
       } finally {

@@ -1,4 +1,4 @@
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */
 export const MAX_BREAKPOINTS = 4;
@@ -43,25 +43,30 @@ function markable(block: ContentBlockParam | TextBlockParam): boolean {
 
 /**
  * The block at `location`, or the nearest markable one before it in the same list, with a key
- * naming its place. A message's string content is one text block: with `forMarking` it is made
- * that block, since only a block can carry a marker.
+ * naming its place. A message's string content is one text block. With `forMarking`, the block
+ * and its message are copies put in their place in the body (a message kept from the request
+ * before is frozen), the string content made that block, since only a block can carry a marker.
  */
 function blockAt(
   body: MessageCreateParamsNonStreaming,
   location: BlockLocation,
   forMarking: boolean,
 ): { readonly block: (ContentBlockParam | TextBlockParam) & Marked; readonly key: string } | undefined {
-  let blocks: readonly (ContentBlockParam | TextBlockParam)[];
+  let blocks: (ContentBlockParam | TextBlockParam)[];
   if (location.in === 'system') blocks = Array.isArray(body.system) ? body.system : [];
   else {
     const message = body.messages[location.message];
     if (!message) return undefined;
-    if (typeof message.content === 'string' && forMarking) message.content = [{ type: 'text', text: message.content }];
     blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    // Marked in a copy of the message: a message reused from the request before is frozen.
+    if (forMarking) body.messages[location.message] = { ...message, content: (blocks = [...blocks]) } as MessageParam;
   }
   for (let index = Math.min(location.block, blocks.length - 1); index >= 0; index--) {
     const block = blocks[index] as ContentBlockParam | TextBlockParam;
-    if (markable(block)) return { block, key: location.in === 'system' ? `system:${index}` : `messages:${location.message}:${index}` };
+    if (!markable(block)) continue;
+    // The block too (`system`'s blocks are the body's own).
+    const marked = forMarking && location.in === 'messages' ? (blocks[index] = { ...block }) : block;
+    return { block: marked, key: location.in === 'system' ? `system:${index}` : `messages:${location.message}:${index}` };
   }
   return undefined;
 }

@@ -12,6 +12,7 @@ import { objectToolInput } from '../../message/tool-call-input.js';
 import { toolOutputText } from '../../message/tool-output-text.js';
 import type { NeutralRequest } from '../_neutral-request.js';
 import { providerOption, providerString } from '../_provider-option.js';
+import type { ConvertedMessages } from '../converted-messages.js';
 import type { PromptCacheHints } from '../prompt-cache-hints.js';
 import { isSummaryMessage } from '../../condense/stored-summary.js';
 import { type BlockLocation, type BreakpointTargets, placeBreakpoints } from './anthropic-breakpoints.js';
@@ -106,6 +107,19 @@ function turnsOf(message: ModelMessage): ModelMessage[] {
   return turns;
 }
 
+/** A message's turns as messages of the body: the text of one as it came where it can be, else its blocks. */
+function turnMessagesOf(message: ModelMessage): MessageParam[] {
+  return turnsOf(message).map((turn) => ({
+    role: turn.role === 'assistant' ? 'assistant' : 'user',
+    content: typeof turn.content === 'string' && !turn.providerOptions ? turn.content : blocksOf(turn),
+  }));
+}
+
+/** A message's content as blocks: its text is one text block. */
+function blocksIn(content: MessageParam['content']): ContentBlockParam[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
 /** A system message that came from among an Anthropic body's messages, and goes back there. */
 function inMessages(message: ModelMessage): boolean {
   return providerOption(message.providerOptions, 'anthropic', 'inMessages') === true;
@@ -131,6 +145,7 @@ export function buildAnthropicRequest(
     readonly maxTokens?: number | undefined;
     readonly options?: Readonly<Record<string, unknown>> | undefined;
     readonly cache?: PromptCacheHints | undefined;
+    readonly converted?: ConvertedMessages | undefined;
   },
 ): MessageCreateParamsNonStreaming {
   const { system: originalSystem, serverTools, ...options } = request.options ?? {};
@@ -167,17 +182,11 @@ export function buildAnthropicRequest(
       locations[index] = { in: 'system', block: leadBlocks.length + systemMessageIndex++ };
       continue;
     }
-    for (const message of turnsOf(neutral)) {
-      const role = message.role === 'assistant' ? 'assistant' : 'user';
-      const blocks = blocksOf(message);
+    for (const turn of request.converted ? request.converted.of(neutral, turnMessagesOf) : turnMessagesOf(neutral)) {
       const previous = messages.at(-1);
-      if (previous?.role === role) {
-        // Anthropic wants turns to alternate: a second turn of one role joins the first.
-        const earlier: ContentBlockParam[] = typeof previous.content === 'string' ? [{ type: 'text', text: previous.content }] : previous.content;
-        previous.content = [...earlier, ...blocks];
-      } else {
-        messages.push({ role, content: typeof message.content === 'string' && !message.providerOptions ? message.content : blocks });
-      }
+      // Anthropic wants turns to alternate: a second turn of one role joins the first, in a new message (a kept one is frozen).
+      if (previous?.role !== turn.role) messages.push(turn);
+      else messages[messages.length - 1] = { ...previous, content: [...blocksIn(previous.content), ...blocksIn(turn.content)] } as MessageParam;
     }
     const last = messages.at(-1);
     if (last) locations[index] = { in: 'messages', message: messages.length - 1, block: typeof last.content === 'string' ? 0 : last.content.length - 1 };

@@ -10,6 +10,7 @@ import { toolOutputText } from '../../../message/tool-output-text.js';
 import type { NeutralRequest } from '../../_neutral-request.js';
 import { providerOption, providerString } from '../../_provider-option.js';
 import { argumentsText } from '../../conversion.js';
+import { convertEach, type ConvertedMessages } from '../../converted-messages.js';
 import { type PromptCacheHints, withPromptCacheKey } from '../../prompt-cache-hints.js';
 
 function toolMessage(part: ToolResultPart): ChatCompletionMessageParam {
@@ -76,11 +77,15 @@ function convertMessage(message: ModelMessage): ChatCompletionMessageParam[] {
  * With `cache` hints the body carries `prompt_cache_key` (unless its options set one).
  */
 export function buildOpenAiChatRequest(
-  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined; readonly cache?: PromptCacheHints | undefined },
+  request: NeutralRequest & {
+    readonly options?: Readonly<Record<string, unknown>> | undefined;
+    readonly cache?: PromptCacheHints | undefined;
+    readonly converted?: ConvertedMessages | undefined;
+  },
 ): ChatCompletionCreateParamsNonStreaming {
   const messages: ChatCompletionMessageParam[] = [
     ...(request.system === undefined ? [] : [{ role: 'system' as const, content: request.system }]),
-    ...request.messages.flatMap(convertMessage),
+    ...convertEach(request.messages, convertMessage, request.converted),
   ];
   const tools: ChatCompletionTool[] = (request.tools ?? []).map((tool) => {
     const strict = providerOption(tool.providerOptions, 'openai', 'strict');

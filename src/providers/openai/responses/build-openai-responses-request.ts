@@ -10,6 +10,7 @@ import { toolOutputText } from '../../../message/tool-output-text.js';
 import type { NeutralRequest } from '../../_neutral-request.js';
 import { providerOption, providerString } from '../../_provider-option.js';
 import { argumentsText } from '../../conversion.js';
+import { convertEach, type ConvertedMessages } from '../../converted-messages.js';
 import { type PromptCacheHints, withPromptCacheKey } from '../../prompt-cache-hints.js';
 
 type UserParts = Exclude<Extract<ModelMessage, { role: 'user' }>['content'], string>;
@@ -76,10 +77,14 @@ function itemsOf(message: ModelMessage): ResponseInputItem[] {
  * With `cache` hints the body carries `prompt_cache_key` (unless its options set one).
  */
 export function buildOpenAiResponsesRequest(
-  request: NeutralRequest & { readonly options?: Readonly<Record<string, unknown>> | undefined; readonly cache?: PromptCacheHints | undefined },
+  request: NeutralRequest & {
+    readonly options?: Readonly<Record<string, unknown>> | undefined;
+    readonly cache?: PromptCacheHints | undefined;
+    readonly converted?: ConvertedMessages | undefined;
+  },
 ): ResponseCreateParamsNonStreaming & { input: ResponseInputItem[] } {
   const { otherTools, ...options } = withPromptCacheKey(request.options ?? {}, request.cache);
-  const input = request.messages.flatMap(itemsOf);
+  const input = convertEach(request.messages, itemsOf, request.converted);
   const tools: FunctionTool[] = (request.tools ?? []).map((tool) => {
     const strict = providerOption(tool.providerOptions, 'openai', 'strict');
     return {
