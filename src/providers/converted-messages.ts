@@ -1,11 +1,5 @@
+import { deepFreeze } from '../message/deep-freeze.js';
 import type { ModelMessage } from '../message/message.js';
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
-  return value;
-}
 
 /**
  * Each message's wire elements as a builder converted them, kept as long as the message lives

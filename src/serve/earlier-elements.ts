@@ -5,6 +5,7 @@
  * allocation. An element is taken from an earlier body only when the new body holds its exact
  * bytes, and the separators before it, at the same place in the array.
  */
+import { deepFreeze } from '../message/deep-freeze.js';
 
 /** A top-level array of a parsed body: its elements' values and where their bytes lie. */
 export interface ParsedArray {
@@ -68,13 +69,6 @@ function matchingCount(earlier: ParsedArray, bytes: Buffer, at: number): number 
   return count;
 }
 
-/** Freezes a parsed value and everything in it, so that no use of it can change what a later body is given. */
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
-}
-
 /** The top-level arrays of the bodies parsed last, least recently used first. */
 export class EarlierElements {
   readonly #kept = new Set<ParsedArray>();
@@ -96,6 +90,7 @@ export class EarlierElements {
    * moves on to it); its values are frozen.
    */
   remember(array: ParsedArray, replacing: ParsedArray | undefined): void {
+    // Frozen, so that no use of them can change what a later body is given.
     for (const value of array.values) deepFreeze(value);
     if (replacing !== undefined && this.#kept.delete(replacing)) this.#keptBytes -= spanOf(replacing);
     this.#kept.add(array);

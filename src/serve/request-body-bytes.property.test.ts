@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../message/deep-freeze.js';
 import { RequestBodyBytes } from './request-body-bytes.js';
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
 
 /** An element of a body's array: any JSON value, frozen all through or not; now and then `undefined`. */
 const element = fc.oneof(
