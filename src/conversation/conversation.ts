@@ -2,8 +2,7 @@ import { uncompactSummary } from './uncompact-summary.js';
 import type { Message, ToolCallPart, ToolResultPart } from '../message/message.js';
 import { parseMessages } from '../message/parse-messages.js';
 import { sameJsonValue } from '../message/same-json-value.js';
-import { buildRequest, providerWireFormat } from '../providers/wire-format.js';
-import { ConvertedMessages } from '../providers/converted-messages.js';
+import { WireBodyBuilder } from './wire-body-builder.js';
 import type { ContextRangeInput, MessagePosition } from './conversation-store.js';
 import type { TokenCount } from '../tokens/token-counter.js';
 import { runsEndingAtRewinds } from './take-run.js';
@@ -58,8 +57,7 @@ export class Conversation {
   /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
   #turnEndedWith: { readonly usage: unknown } | undefined;
   readonly #pruner: WindowPruner;
-  /** Each message's wire elements, with `reuseConvertedMessages`. */
-  readonly #converted: ConvertedMessages | undefined;
+  readonly #bodies: WireBodyBuilder;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
     this.agentId = agentId;
@@ -73,7 +71,7 @@ export class Conversation {
     this.#condenser = new Condenser({ condense: options.condense, policy, counter, target, budgetTokens: () => this.#settings.budgetTokens });
     this.#window = new ConversationWindow({ store, agentId, counter, target, policy, settings, workingBudget: () => this.#workingBudget });
     this.#pruner = new WindowPruner({ window: this.#window, store, agentId, emit: this.#emit });
-    this.#converted = options.reuseConvertedMessages === true ? new ConvertedMessages() : undefined;
+    this.#bodies = new WireBodyBuilder(options);
   }
 
   /** The window state now (a load replaces it). */
@@ -169,11 +167,8 @@ export class Conversation {
     if (plan.clearedToolOutputs.length > 0) {
       this.#emit({ type: 'tool-outputs-cleared', outputs: plan.clearedToolOutputs, tokensBefore: plan.totalTokens + plan.clearedTokens, tokensAfter: plan.totalTokens });
     }
-    const format = this.#options.format ?? providerWireFormat(this.#options.provider);
     const { system, tools } = this.#settings;
-    const cache = this.#cache.hints(plan.messages);
-    const { model } = this.#options;
-    const request = buildRequest(format, { model, system, tools, messages: plan.messages, options: input.bodyOptions, cache, converted: this.#converted });
+    const request = this.#bodies.build({ system, tools, messages: plan.messages, options: input.bodyOptions, cache: this.#cache.hints(plan.messages) });
     return { request, report: { ...plan, calibrated, partial: this.#window.partial } };
   }
 
