@@ -2,7 +2,8 @@
  * The built CLI's `serve` in a process of its own, as a user runs it: the load generator and the
  * upstream stay in the benchmark's process, so that neither takes the proxy's event loop or CPU.
  * With `SLIDING_CONTEXT_BENCH_CPU_PROF=<dir>` set, the proxy writes a V8 CPU profile there when
- * it stops (`node --cpu-prof`).
+ * it stops (`node --cpu-prof`). The proxy that only forwards (forwarding-proxy.ts) starts the same
+ * way, for the floor of the overhead clock.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -54,10 +55,20 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 /** Starts `serve --port 0` with `args` (the store, the upstream, the budget) and waits until it listens. */
-export async function startServeProcess(args: readonly string[]): Promise<ServeProcess> {
+export function startServeProcess(args: readonly string[]): Promise<ServeProcess> {
   const profileDir = process.env.SLIDING_CONTEXT_BENCH_CPU_PROF;
   const profile = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child = spawn(process.execPath, [...profile, CLI, 'serve', '--port', '0', ...args], {
+  return startListening('serve', [...profile, CLI, 'serve', '--port', '0', ...args]);
+}
+
+/** Starts the proxy that only forwards to `upstreamUrl` (bench/forwarding-proxy.ts), the floor of the clock. */
+export function startForwardingProxy(upstreamUrl: string): Promise<ServeProcess> {
+  return startListening('the forwarding proxy', ['--import', 'tsx', 'bench/forwarding-proxy.ts', upstreamUrl]);
+}
+
+/** Runs node with `nodeArgs` and waits until the process prints `listening on <URL>`. */
+async function startListening(name: string, nodeArgs: readonly string[]): Promise<ServeProcess> {
+  const child = spawn(process.execPath, nodeArgs, {
     env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '', SLIDING_CONTEXT_TOKENS: '', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,7 +86,7 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
       if (match?.[1] !== undefined) resolve(match[1]);
     });
     void exited.then((code) => {
-      reject(new RangeError(`serve exited (${String(code)}) before it listened; is dist/ built (npm run build)?\n${output}`));
+      reject(new RangeError(`${name} exited (${String(code)}) before it listened; is dist/ built (npm run build)?\n${output}`));
     });
   });
   // What it prints after it listens goes unread: the pipe must not fill.
@@ -88,7 +99,7 @@ export async function startServeProcess(args: readonly string[]): Promise<ServeP
     async stop() {
       child.kill('SIGTERM');
       const code = await exited;
-      if (code !== 0 && code !== 143) throw new RangeError(`serve exited with ${String(code)}:\n${output}`);
+      if (code !== 0 && code !== 143) throw new RangeError(`${name} exited with ${String(code)}:\n${output}`);
     },
   };
 }
