@@ -4,7 +4,8 @@ export type ContentType = 'prose' | 'code' | 'json' | 'cjk' | 'other';
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const LETTER = /\p{L}/u;
 const CODE_SYMBOLS = '{}()[];=<>';
-const LATIN_PROSE_SYMBOLS = ' ,.\'’\n-';
+/** With the ASCII letters and `’` (U+2019), what prose is mostly made of. */
+const LATIN_PROSE_SYMBOLS = ' ,.\'\n-';
 const SAMPLE_CHARACTERS = 4000;
 
 /** How many characters of a text are of each kind that tells its content type apart. */
@@ -50,6 +51,7 @@ function countCharacters(text: string): CharacterCounts {
       else if (CODE_SYMBOLS.includes(String.fromCharCode(unit))) counts.codeSymbols++;
       continue;
     }
+    // `’`, the one character of prose outside ASCII.
     if (unit === 0x2019) counts.latinProse++;
     const codePoint = text.codePointAt(index) ?? unit;
     // A surrogate pair is one code point: its second unit is not looked at again.
