@@ -1,4 +1,5 @@
 import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { blocksIn } from './content-blocks.js';
 
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */
 export const MAX_BREAKPOINTS = 4;
@@ -57,7 +58,7 @@ function blockAt(
   else {
     const message = body.messages[location.message];
     if (!message) return undefined;
-    blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    blocks = blocksIn(message.content);
     // Marked in a copy of the message: a message reused from the request before is frozen.
     if (forMarking) body.messages[location.message] = { ...message, content: (blocks = [...blocks]) } as MessageParam;
   }

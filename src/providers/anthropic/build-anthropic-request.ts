@@ -16,6 +16,7 @@ import type { ConvertedMessages } from '../converted-messages.js';
 import type { PromptCacheHints } from '../prompt-cache-hints.js';
 import { isSummaryMessage } from '../../condense/stored-summary.js';
 import { type BlockLocation, type BreakpointTargets, placeBreakpoints } from './anthropic-breakpoints.js';
+import { blocksIn } from './content-blocks.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 const isImageMediaType = (value: string): value is ImageMediaType => ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(value);
@@ -113,11 +114,6 @@ function turnMessagesOf(message: ModelMessage): MessageParam[] {
     role: turn.role === 'assistant' ? 'assistant' : 'user',
     content: typeof turn.content === 'string' && !turn.providerOptions ? turn.content : blocksOf(turn),
   }));
-}
-
-/** A message's content as blocks: its text is one text block. */
-function blocksIn(content: MessageParam['content']): ContentBlockParam[] {
-  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
 /** A system message that came from among an Anthropic body's messages, and goes back there. */
