@@ -1,4 +1,5 @@
 import { setDataKey } from '../message/data-key.js';
+import { isPlainObject } from '../message/is-record.js';
 import type { ModelMessage } from '../message/message.js';
 
 /** Keys the prefix rule ignores at every level: a client may drop or add them on the way back. */
@@ -105,8 +106,7 @@ export function frozenMessageCopy(message: ModelMessage): ModelMessage {
   const frozen = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return Object.freeze(value.map(frozen));
-    const prototype: unknown = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) {
+    if (!isPlainObject(value)) {
       found.plain = false;
       return value;
     }

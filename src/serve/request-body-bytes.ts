@@ -1,3 +1,5 @@
+import { isPlainObject } from '../message/is-record.js';
+
 /**
  * A request body as the bytes of `JSON.stringify(body)`, UTF-8, made without serializing again an
  * element that an earlier body already held. A conversation that reuses its converted messages
@@ -53,12 +55,6 @@ const COMMA = Buffer.from(',');
 const CLOSING_BRACKET = Buffer.from(']');
 const CLOSING_BRACE = Buffer.from('}');
 const EMPTY_OBJECT = Buffer.from('{}');
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
-}
 
 function hasToJson(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function';

@@ -6,14 +6,10 @@
  */
 
 import { setDataKey } from '../../message/data-key.js';
+import { isPlainObject } from '../../message/is-record.js';
 
 /** A snapshot of a value no snapshot can be taken of (a class instance): equal to nothing. */
 const OPAQUE = Symbol('opaque');
-
-const isPlainObject = (value: object) => {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-};
 
 /**
  * A frozen copy of plain data: objects and arrays copied, bytes copied, a URL or a Date kept as
@@ -63,18 +59,16 @@ function sameValue(snapshot: unknown, value: unknown, ignoredOptions: ReadonlySe
     if (snapshot instanceof URL) return value instanceof URL && snapshot.href === value.href;
     return snapshot instanceof Date && value instanceof Date && snapshot.getTime() === value.getTime();
   }
-  if (Array.isArray(value) || !isPlainObject(value)) return false;
-  const shot = snapshot as Record<string, unknown>;
-  const record = value as Record<string, unknown>;
+  if (!isPlainObject(value)) return false;
   const ignored = inOptions ? ignoredOptions : undefined;
   // Counted in two loops over the keys, not compared as key lists: no array is made for each part.
   let keys = 0;
-  for (const key in shot) {
+  for (const key in snapshot) {
     if (ignored?.has(key) === true) continue;
-    if (!Object.hasOwn(record, key) || !sameValue(shot[key], record[key], ignoredOptions, key === 'providerOptions')) return false;
+    if (!Object.hasOwn(value, key) || !sameValue(snapshot[key], value[key], ignoredOptions, key === 'providerOptions')) return false;
     keys++;
   }
   let valueKeys = 0;
-  for (const key in record) if (ignored?.has(key) !== true && Object.hasOwn(record, key)) valueKeys++;
+  for (const key in value) if (ignored?.has(key) !== true && Object.hasOwn(value, key)) valueKeys++;
   return keys === valueKeys;
 }
