@@ -65,22 +65,28 @@ function engines(): { list: Engine[]; note: string } {
   return { list, note: serverUrl ? '' : ' DATABASE_URL is not set: the PostgreSQL server half was not run.' };
 }
 
-/** `serve` in its own process on `flags`' store, in front of an upstream that answers at once (in this process). */
-async function withServe<T>(flags: readonly string[], work: (serve: ServeProcess) => Promise<T>): Promise<T> {
+/**
+ * A proxy in its own process (`start` given the upstream's URL), in front of an upstream that
+ * answers at once (in this process); what it could not serve is printed, when the run fails too.
+ */
+async function withProxy<T>(start: (upstreamUrl: string) => Promise<ServeProcess>, work: (proxy: ServeProcess) => Promise<T>): Promise<T> {
   const upstream = await startInstantUpstream();
   try {
-    const serve = await startServeProcess([...flags, '--upstream-openai', upstream.url, '--budget', String(BUDGET)]);
+    const proxy = await start(upstream.url);
     try {
-      return await work(serve);
+      return await work(proxy);
     } finally {
-      await serve.stop();
-      // What it could not serve or store, kept when the run fails too.
-      if (serve.problems() !== '') console.error(`serve reported problems:\n${serve.problems()}`);
+      await proxy.stop();
+      if (proxy.problems() !== '') console.error(`the proxy reported problems:\n${proxy.problems()}`);
     }
   } finally {
     await upstream.close();
   }
 }
+
+/** `serve` on `flags`' store (see {@link withProxy}). */
+const withServe = <T>(flags: readonly string[], work: (serve: ServeProcess) => Promise<T>): Promise<T> =>
+  withProxy((upstreamUrl) => startServeProcess([...flags, '--upstream-openai', upstreamUrl, '--budget', String(BUDGET)]), work);
 
 const agentsOf = (samples: readonly LoadSample[]) => new Set(samples.map((sample) => sample.agentId)).size;
 
@@ -150,7 +156,7 @@ async function loadTable(quick: boolean): Promise<string> {
   const historiesOf = (agents: number) => Array.from({ length: agents }, (_, index) => syntheticHistory(index + 1, HISTORY_TOKENS));
   // The floor first: the same agents and turns through a proxy that only forwards.
   for (const [agents, pacedTurns, backToBackTurns] of plans) {
-    await withForwarder(async (proxy) => {
+    await withProxy(startForwardingProxy, async (proxy) => {
       for (const [pattern, run] of await runPatterns(proxy, historiesOf(agents), pacedTurns, backToBackTurns)) {
         keep(FORWARDER, agents, pattern, run);
         rows.push([FORWARDER, String(agents), pattern, ...loadRow(run), proxy.peakRssMiB().toFixed(0), '–']);
@@ -193,22 +199,6 @@ async function loadTable(quick: boolean): Promise<string> {
     ['agents side by side', 'each agent between turns', 'forwarding only: overhead p50 / p95 ms', ...list.map((engine) => `serve on ${engine.name}: p50 / p95 ms (× forwarding only)`)],
     against,
   )}\n\nThe rows "${FORWARDER}" are the floor of the clock on this machine, measured in the same run: a proxy that only forwards (bench/forwarding-proxy.ts, a process of its own: it reads the body, parses it and serializes it again, sends it upstream with \`fetch\` and answers with the same overhead clock), no store and no window. The rows PGlite and PostgreSQL are \`sliding-context serve\` in its own process (the built CLI, PGlite in a directory or the server), the clients and the upstream in the benchmark's process. Each agent's history is sent first (not timed; \`serve\` stores it); then every agent sends its next turns (the whole history again, the last answer and a new user message), all agents at once: first paced, each agent pausing between turns (${String(PACE_MS / 2000)} to ${String((PACE_MS * 3) / 2000)} s, as a model's answer and the agent's tools take at least that), then back to back, each agent sending its next turn as soon as it has the answer, which saturates the proxy, then paced again with turns that call a tool: the user asks for the tests, the upstream answers with a call of \`run_tests\`, and the agent sends its output (${String(TOOL_RESULT_BYTES / 1000)} KB of test log) in a second request, after a pause of its own; both requests are timed. Overhead is the proxy's \`x-sliding-context-overhead-ms\`: from the request's headers to the answer's headers, the upstream's time excluded (see the notes below). "proxy CPU ms per request" is the CPU time the proxy's process used during the run (user and system, all its threads, storing the answers included) divided by its requests: the proxy's work, however loaded the machine. "agents stored" shows every turn continued its own agent.`;
-}
-
-/** The forwarding proxy in its own process, in front of an upstream that answers at once (in this process). */
-async function withForwarder<T>(work: (proxy: ServeProcess) => Promise<T>): Promise<T> {
-  const upstream = await startInstantUpstream();
-  try {
-    const proxy = await startForwardingProxy(upstream.url);
-    try {
-      return await work(proxy);
-    } finally {
-      await proxy.stop();
-      if (proxy.problems() !== '') console.error(`the forwarding proxy reported problems:\n${proxy.problems()}`);
-    }
-  } finally {
-    await upstream.close();
-  }
 }
 
 /** Each turn's pause in the growth runs: enough for the answer to be stored before the next turn comes. */

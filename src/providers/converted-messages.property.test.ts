@@ -30,14 +30,17 @@ describe.each(FORMATS)('%s bodies built from messages converted once', (format) 
   });
 });
 
+/** A question, a tool call and its result. */
+const TOOL_STEP = [
+  { role: 'user' as const, content: 'Run the tests.' },
+  { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'call_1', toolName: 'run_tests', input: { path: 'src' } }] },
+  { role: 'tool' as const, content: [{ type: 'tool-result' as const, toolCallId: 'call_1', toolName: 'run_tests', output: { type: 'text' as const, value: 'ok' } }] },
+];
+
 describe.each(['openai-chat', 'openai-responses'] as const)('%s elements converted once', (format) => {
   it('are the same frozen objects in the next body, and cannot be changed', () => {
     const converted = new ConvertedMessages();
-    const messages = [
-      { role: 'user' as const, content: 'Run the tests.' },
-      { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'call_1', toolName: 'run_tests', input: { path: 'src' } }] },
-      { role: 'tool' as const, content: [{ type: 'tool-result' as const, toolCallId: 'call_1', toolName: 'run_tests', output: { type: 'text' as const, value: 'ok' } }] },
-    ];
+    const messages = [...TOOL_STEP];
     const elements = (window: typeof messages) => (buildRequest(format, { model: 'm', messages: window, converted }) as Record<string, unknown[]>)[FIELD[format]] ?? [];
     const first = elements(messages);
     const second = elements([...messages, { role: 'user', content: 'Again.' }]);
@@ -59,11 +62,7 @@ describe.each(['openai-chat', 'openai-responses'] as const)('%s elements convert
 describe('Anthropic messages converted once', () => {
   it('are the same frozen objects in the next body, except those it joins or marks, which are copies', () => {
     const converted = new ConvertedMessages();
-    const messages = [
-      { role: 'user' as const, content: 'Run the tests.' },
-      { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'call_1', toolName: 'run_tests', input: { path: 'src' } }] },
-      { role: 'tool' as const, content: [{ type: 'tool-result' as const, toolCallId: 'call_1', toolName: 'run_tests', output: { type: 'text' as const, value: 'ok' } }] },
-    ];
+    const messages = [...TOOL_STEP];
     const build = (window: typeof messages, cache?: PromptCacheHints) => (buildRequest('anthropic', { model: 'm', messages: window, converted, cache }) as { messages: unknown[] }).messages;
     const first = build(messages);
     for (const element of first) expect(Object.isFrozen(element)).toBe(true);
