@@ -40,7 +40,7 @@ export async function insertRanges(db: StoreDatabase, key: AgentKey, ranges: rea
   await db.insertInto('context_ranges').values(rangeRows(key, ranges)).execute();
 }
 
-/** The ranges recorded for an agent, oldest first; `kind` keeps one kind only, or those listed. */
+/** The ranges recorded for an agent, oldest first (those recorded together by their seqs, then kind); `kind` keeps one kind only, or those listed. */
 export async function readRanges(
   db: StoreDatabase,
   agentId: string,
@@ -66,7 +66,8 @@ export async function readRanges(
     .where((eb) => eb.or(scopes.map((scope) => eb.and([eb('agent_id', '=', scope.id), ...(scope.until === undefined ? [] : [eb('created_at', '<=', sql<Date>`${scope.until}::timestamptz`)])]))));
   if (typeof filter.kind === 'string') query = query.where('kind', '=', filter.kind);
   else if (filter.kind !== undefined) query = query.where('kind', 'in', filter.kind.length > 0 ? [...filter.kind] : ['']);
-  const rows = await query.orderBy('created_at').orderBy('first_seq').execute();
+  // Ranges recorded together share their time: their seqs, then their kind, put them in one order on every engine.
+  const rows = await query.orderBy('created_at').orderBy('first_seq').orderBy('last_seq').orderBy('kind').orderBy('id').execute();
   const publicId = (id: string | null, owner: string) => formatAgentId({ rootId: key.rootId, id: id ?? owner });
   return rows.map((row) => ({
     kind: row.kind,

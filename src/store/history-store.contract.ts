@@ -167,6 +167,15 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(await store.ranges(parent)).toEqual([]);
     });
 
+    it('reads ranges recorded together in one order on every engine: by first seq, then last seq, then kind', async () => {
+      const agent = await store.createAgent();
+      await store.append(agent, [user('a'), answer('b'), user('c'), answer('d')]);
+      const range = (kind: string, first: number, last: number) => ({ kind, first: { agentId: agent, seq: first }, last: { agentId: agent, seq: last } });
+      await store.recordRanges(agent, [range('summary', 1, 4), range('evicted', 3, 4), range('evicted', 1, 4), range('evicted', 1, 2)]);
+      const read = (await store.ranges(agent)).map((recorded) => `${recorded.kind} ${String(recorded.first.seq)}-${String(recorded.last.seq)}`);
+      expect(read).toEqual(['evicted 1-2', 'evicted 1-4', 'summary 1-4', 'evicted 3-4']);
+    });
+
     it('inherits the ranges an ancestor recorded up to the fork, not those after it', async () => {
       const parent = await store.createAgent();
       await store.append(parent, [user('a'), answer('b'), user('c')]);
