@@ -13,6 +13,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
+/** The value below which `fraction` of `values` lie (nearest rank); NaN for none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
+}
+
 /** Runs `work` `repeat` times and returns the median duration in milliseconds. */
 export function timeMedian(repeat: number, work: () => unknown): number {
   const durations: number[] = [];

@@ -23,16 +23,11 @@ import { HistoryStore } from '../src/store/history-store.js';
 import { fillBusyStore } from './workloads/fill-busy-store.js';
 import { createServerDatabase } from '../src/testing/server-database.js';
 import { type ServeProcess, startForwardingProxy, startServeProcess } from './_serve-process.js';
-import { formatMs, formatRatio, markdownTable, timeMedian } from './_table.js';
+import { formatMs, formatRatio, markdownTable, percentile, timeMedian } from './_table.js';
 
 const HISTORY_TOKENS = 100_000;
 const BUDGET = 32_000;
 const MiB = 2 ** 20;
-
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
-}
 
 /** Where the proxy keeps its store: the flags `serve` gets, and how the store is removed afterwards. */
 interface Engine {

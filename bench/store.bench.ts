@@ -15,7 +15,7 @@ import { HistoryStore } from '../src/store/history-store.js';
 import { createServerDatabase } from '../src/testing/server-database.js';
 import { loadTokenCounter } from '../src/tokens/load-token-counter.js';
 import type { TokenCounter } from '../src/tokens/token-counter.js';
-import { formatMs, formatRatio, markdownTable, median } from './_table.js';
+import { formatMs, formatRatio, markdownTable, median, percentile } from './_table.js';
 import { agentConversation } from './conversion.bench.js';
 import { appendCounted } from './workloads/append-counted.js';
 
@@ -149,6 +149,35 @@ async function writersRace(store: HistoryStore, writers: number, each: number): 
   return [`${String(writers)} × ${String(each)}`, history.length, gapless ? 'yes' : 'no', writers * each - stored.size, Math.round((writers * each) / seconds)];
 }
 
+/**
+ * `agents` agents appending one-message turns side by side on a server, each as fast as the store
+ * takes them (`each` timed appends after one untimed), through one store with a connection per
+ * agent; with `listening`, another store listens to the writes meanwhile (as an open web view
+ * does), so that every write sends its NOTIFY. Appends per second, and p50 and p95 ms of one append.
+ */
+async function sideBySide(url: string, agents: number, each: number, listening: boolean): Promise<(string | number)[]> {
+  const [writer, listener] = await Promise.all([HistoryStore.open({ databaseUrl: url, connections: agents }), HistoryStore.open({ databaseUrl: url })]);
+  const stop = listening ? await listener.onWrite(() => undefined) : undefined;
+  try {
+    const ids = await Promise.all(Array.from({ length: agents }, () => writer.createAgent()));
+    await Promise.all(ids.map((agent) => writer.append(agent, [{ role: 'user', content: 'first' }])));
+    const times: number[] = [];
+    const start = performance.now();
+    await Promise.all(ids.map(async (agent) => {
+      for (let index = 0; index < each; index++) {
+        const began = performance.now();
+        await writer.append(agent, [{ role: index % 2 === 0 ? 'assistant' : 'user', content: `turn ${String(index)}` }]);
+        times.push(performance.now() - began);
+      }
+    }));
+    const rate = (agents * each) / ((performance.now() - start) / 1000);
+    return [agents, listening ? 'yes: every write notifies' : 'no: no write notifies', Math.round(rate), formatMs(percentile(times, 0.5)), formatMs(percentile(times, 0.95))];
+  } finally {
+    await stop?.();
+    await Promise.all([writer.close(), listener.close()]);
+  }
+}
+
 /** A tool result of about `bytes` bytes of text, as an agent reads a file: words, paths, numbers. */
 function toolResultOf(bytes: number, index: number): Message[] {
   const line = `src/module-${String(index)}/file.ts:42 export function handle(request) { return request.body; } // checked 17 times\n`;
@@ -253,10 +282,24 @@ export async function runStoreBenchmarks(quick: boolean): Promise<string[]> {
   } finally {
     for (const engine of available) await engine.cleanUp();
   }
+  const notifyRows: (string | number)[][] = [];
+  if (process.env.DATABASE_URL) {
+    const database = await createServerDatabase(process.env.DATABASE_URL, 'bench_notify');
+    try {
+      // Alternating, twice each: the machine's drift shows as a difference between the two rounds of a kind.
+      for (const agents of [1, 20]) {
+        const each = agents === 1 ? (quick ? 100 : 400) : (quick ? 20 : 100);
+        for (const listening of [false, true, false, true]) notifyRows.push(await sideBySide(database.url, agents, each, listening));
+      }
+    } finally {
+      await database.drop();
+    }
+  }
   const server = process.env.DATABASE_URL ? '' : ' (no server: DATABASE_URL is not set)';
   return [
     `### Store: appends per second${server}\n\n${markdownTable(['engine', 'one message per commit', 'batched, 100 per commit'], appendRows)}`,
     `### Store: writers appending to one agent at once (goal: seqs without a gap, nothing lost)${server}\n\n${markdownTable(['engine', 'writers × appends', 'messages stored', 'seqs without a gap', 'acknowledged and missing', 'appends per second'], raceRows)}\n\nThe store contract's race (\`npm test\` runs 4 × 50) at full size: four writers on one store, each appending its one-message turns to the same agent as fast as the store takes them. A server orders them by the agent's row lock, PGlite by its one session's queue.`,
+    `### Store: agents appending side by side on a server, with and without a store listening${server}\n\n${markdownTable(['agents side by side', 'a store listening', 'appends per second', 'append p50 ms', 'p95 ms'], notifyRows)}\n\nEach agent appends one-message turns as fast as the store takes them, through one store with a connection per agent. A write sends its NOTIFY (for the web view) only while some store listens: PostgreSQL holds one lock for every notifying transaction from just before its commit until the commit is flushed, so notifying commits cannot be flushed together. The rows alternate; the rows with a store listening are what every write paid before writes checked for one.`,
     `### Store: appending one tool result, by its size, median ms${server}\n\n${markdownTable(['engine', 'tool result', 'append (on the model call\'s path)', 'its search text, written after'], bySizeRows)}\n\nA file's lines, as an agent's \`read_file\` returns them, appended alone after the call that asked for them. The message's search text (the \`tsvector\` that \`search\` and recall use) is not made by the append: \`HistoryStore\` writes it a little after, in its own statement (timed here by waiting for it with \`searchTextFilled()\`), so its cost, which grows with the text, is off the path of the model call the append comes before.`,
     `### Store: one append from the agent's tip against the long way, median ms${server}\n\n${markdownTable(['engine', 'each turn', 'from the tip', 'the long way', 'long way / tip'], tipRows)}\n\nTwo agents with the same 100-message history, appended to alternately; each timed append is one of the turn's two. From the tip, the store starts from what its last append to the agent left (its last seq, the digest of what the model sees, the exchange open) and its write names the last seq it started from; the long way (forced here with an idempotency key) locks and reads the agent's row, and reads the exchange a tool result joins.`,
     `### Store: opening a conversation as the history grows, budget 100,000 tokens (goal: 1M within 1.5× of 10k)\n\n${markdownTable(

@@ -147,14 +147,14 @@ describe.skipIf(!serverUrl)('a direct transaction on a PostgreSQL server', () =>
   });
   const database = describeDirectTransaction(() => openDatabase({ databaseUrl: url() }));
 
-  it('sends its notice with the commit: heard once it commits, never when the guard or a statement stops it', async () => {
+  it('sends its announcement with the commit: heard once it commits, never when the guard or a statement stops it', async () => {
     const listener = new pg.Client({ connectionString: url() });
     await listener.connect();
     const heard: string[] = [];
     listener.on('notification', (message) => heard.push(message.payload ?? ''));
     await listener.query('listen direct_channel');
     try {
-      const notice = (payload: string) => ({ channel: 'direct_channel', payload });
+      const notice = (payload: string) => [CompiledQuery.raw('select pg_notify($1, $2)', ['direct_channel', payload])];
       expect(await database().directTransaction({ guard: guardFrom(-1, 200), rest: [] }, notice('stopped by the guard'))).toBe(false);
       await expect(database().directTransaction({ guard: guardFrom(await counter(database()), 201), rest: [insert(1)] }, notice('failed'))).rejects.toMatchObject({ code: '23505' });
       expect(await database().directTransaction({ guard: guardFrom(await counter(database()), 202), rest: [] }, notice('agent \'quoted\' \\ one'))).toBe(true);

@@ -19,17 +19,13 @@ export interface GuardedWrite {
   readonly rest: readonly CompiledQuery[];
 }
 
-/** A NOTIFY sent with a direct transaction's commit: PostgreSQL delivers it when, and only if, the transaction commits. */
-export interface CommitNotice {
-  readonly channel: string;
-  readonly payload: string;
-}
-
 /**
  * Runs a guarded write in one transaction; resolves to false, the transaction rolled back, when
  * its guard gave no rows. A statement that fails rolls it back and rejects with its error.
+ * `announcement`, the statements that announce the write (see write-notifications.ts), runs
+ * last, just before the commit.
  */
-export type DirectTransaction = (write: GuardedWrite, notice?: CommitNotice) => Promise<boolean>;
+export type DirectTransaction = (write: GuardedWrite, announcement?: readonly CompiledQuery[]) => Promise<boolean>;
 
 /** Kysely's `log` option, as the SQL log (see sql-log.ts) takes it. */
 export type StatementLog = (event: LogEvent) => void;
@@ -60,16 +56,20 @@ function failingWhenEmpty(guard: CompiledQuery): CompiledQuery | undefined {
 /**
  * The statements go as few messages as their values allow. When every value can be written in as
  * a literal (see inline-parameters.ts) and the guard can be made to fail on no rows, all of it is
- * one simple-protocol message: `begin`, the guard, the rest, the notice and `commit`; the rest
+ * one simple-protocol message: `begin`, the guard, the rest, the announcement and `commit`; the rest
  * then must not divide by zero, which would read as the guard's stop. Otherwise `begin` and the
  * guard go first, then the rest with the commit, a statement whose values cannot be inlined on its
  * own with its parameters. A statement is sent as the `EXECUTE` of its prepared statement
  * where the session keeps it (see prepared-statements.ts). The SQL log gets each statement as
  * Kysely compiled it, its values as parameters.
  */
-async function runGuardedWrite(session: Session, write: GuardedWrite, notice: CommitNotice | undefined, log: StatementLog | undefined): Promise<boolean> {
-  const noticeQuery = notice && CompiledQuery.raw('select pg_notify($1, $2)', [notice.channel, notice.payload]);
-  const rest = noticeQuery ? [...write.rest, noticeQuery] : write.rest;
+async function runGuardedWrite(
+  session: Session,
+  write: GuardedWrite,
+  announcement: readonly CompiledQuery[] | undefined,
+  log: StatementLog | undefined,
+): Promise<boolean> {
+  const rest = announcement ? [...write.rest, ...announcement] : write.rest;
   const logged = (query: CompiledQuery) => {
     log?.({ level: 'query', query, queryDurationMillis: 0 });
     return query;
@@ -126,10 +126,10 @@ export function pgliteDirectTransaction(session: PGliteSession, log?: StatementL
     extended: async (query) => (await client.query(query.sql, [...query.parameters])).rows,
     textOf: (query) => prepared.textOf(query, simple),
   };
-  return async (write, notice) => {
+  return async (write, announcement) => {
     const release = await session.acquire();
     try {
-      return await runGuardedWrite(pglite, write, notice, log);
+      return await runGuardedWrite(pglite, write, announcement, log);
     } finally {
       release();
     }
@@ -145,7 +145,7 @@ function lastRows(result: QueryResult | QueryResult[]): readonly unknown[] {
 export function serverDirectTransaction(pool: Pool, log?: StatementLog): DirectTransaction {
   // Each connection's own: a statement is prepared in the session that runs it.
   const preparedOn = new WeakMap<PoolClient, PreparedStatements>();
-  return async (write, notice) => {
+  return async (write, announcement) => {
     const client = await pool.connect();
     let prepared = preparedOn.get(client);
     if (prepared === undefined) {
@@ -160,7 +160,7 @@ export function serverDirectTransaction(pool: Pool, log?: StatementLog): DirectT
       textOf: (query) => statements.textOf(query, simple),
     };
     try {
-      const written = await runGuardedWrite(server, write, notice, log);
+      const written = await runGuardedWrite(server, write, announcement, log);
       client.release();
       return written;
     } catch (error) {

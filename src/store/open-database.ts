@@ -37,9 +37,10 @@ export interface OpenDatabase {
   readonly dataDir: string | undefined;
   /**
    * On a server: LISTENs on `channel` over a connection of its own, calling `onPayload` with each
-   * notification's payload; resolves once listening, to a function that closes the connection.
+   * notification's payload, then runs `thenRun` on that connection; resolves once both are done,
+   * to a function that closes the connection.
    */
-  readonly listen?: ((channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>) | undefined;
+  readonly listen?: ((channel: string, onPayload: (payload: string) => void, thenRun: string) => Promise<() => Promise<void>>) | undefined;
   /** Runs compiled statements in one transaction, past Kysely's transaction machinery (see direct-transaction.ts). */
   readonly directTransaction: DirectTransaction;
   close(): Promise<void>;
@@ -130,7 +131,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     directTransaction = serverDirectTransaction(pool, log);
     engine = 'postgres';
     const { databaseUrl } = location;
-    listen = async (channel, onPayload) => {
+    listen = async (channel, onPayload, thenRun) => {
       const client = new pg.Client({ connectionString: databaseUrl });
       // A lost connection only stops the notifications; the store's own queries use the pool.
       client.on('error', () => undefined);
@@ -140,6 +141,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       await client.connect();
       try {
         await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+        await client.query(thenRun);
       } catch (error) {
         await client.end().catch(() => undefined);
         throw error;

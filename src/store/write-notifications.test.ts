@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServerDatabase } from '../testing/server-database.js';
 import { HistoryStore } from './history-store.js';
+import { announcementOf, WRITES_CHANNEL } from './write-notifications.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -91,6 +93,74 @@ describe.skipIf(!serverUrl)('write notifications on a server', () => {
       await stop();
     } finally {
       await Promise.all([reader.close(), writer.close()]);
+      await database.drop();
+    }
+  });
+
+  it('a write sends its NOTIFY only while some store listens', async () => {
+    const database = await createServerDatabase(serverUrl ?? '', 'notify_when_heard');
+    const [reader, writer] = await Promise.all([HistoryStore.open({ databaseUrl: database.url }), HistoryStore.open({ databaseUrl: database.url })]);
+    // LISTENs on the channel without telling the writers: it hears only what is sent for a store that listens.
+    const bystander = new pg.Client({ connectionString: database.url });
+    const overheard: string[] = [];
+    bystander.on('notification', (message) => overheard.push(message.payload ?? ''));
+    try {
+      await bystander.connect();
+      await bystander.query(`listen ${WRITES_CHANNEL}`);
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+      // An append from the agent's tip (a direct transaction) and a fork and a rename (Kysely's transactions).
+      const unheard = await writer.createAgent({}, { name: 'unheard' });
+      await writer.append(unheard, [{ role: 'user', content: 'nobody listens' }]);
+      await writer.append(unheard, [{ role: 'assistant', content: 'still nobody' }]);
+      await writer.renameAgent(await writer.fork(unheard), 'unheard fork');
+      await settle();
+      expect(overheard).toEqual([]);
+
+      const { listening, all } = heard(reader, 3);
+      const stop = await listening;
+      await writer.append(unheard, [{ role: 'user', content: 'now someone does' }]);
+      const child = await writer.fork(unheard);
+      await writer.renameAgent(child, 'heard fork');
+      expect(await all).toEqual([unheard, child, child]);
+      await settle();
+      expect(overheard).toEqual([unheard, child, child]);
+
+      await stop();
+      await writer.append(unheard, [{ role: 'assistant', content: 'nobody again' }]);
+      await settle();
+      expect(overheard).toEqual([unheard, child, child]);
+    } finally {
+      await bystander.end();
+      await Promise.all([reader.close(), writer.close()]);
+      await database.drop();
+    }
+  });
+
+  it('a store that starts listening while a write that sent no NOTIFY is uncommitted waits for its commit before it reads anything', async () => {
+    const database = await createServerDatabase(serverUrl ?? '', 'notify_barrier');
+    const reader = await HistoryStore.open({ databaseUrl: database.url });
+    const writer = new pg.Client({ connectionString: database.url });
+    try {
+      await writer.connect();
+      // A write's end as the store sends it, held open: nobody listened when it decided, so it sent no NOTIFY.
+      await writer.query('begin');
+      const announced: unknown[] = [];
+      for (const statement of announcementOf('in flight')) announced.push(...(await writer.query(statement.sql, [...statement.parameters])).rows);
+      expect(announced).toEqual([{ pg_advisory_xact_lock_shared: '' }]);
+      let listened = false;
+      const listening = reader.onWrite(() => undefined).then((stop) => {
+        listened = true;
+        return stop;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(listened).toBe(false);
+      await writer.query('commit');
+      const stop = await listening;
+      expect(listened).toBe(true);
+      await stop();
+    } finally {
+      await writer.end();
+      await reader.close();
       await database.drop();
     }
   });
