@@ -15,6 +15,7 @@ import { copyTemplate, pgliteTemplate, templateArchive } from './pglite-template
 import { restrictToOwner } from './restrict-to-owner.js';
 import { dropSavedViews } from './saved-views.js';
 import { sqlLogFromEnvironment } from './sql-log.js';
+import type { ListenerQuery } from './write-notifications.js';
 
 /**
  * Where the store lives: a PGlite directory (the default) or a PostgreSQL server. A directory or
@@ -29,6 +30,9 @@ export type StoreLocation =
 /** The server connections a store opens at most, unless its location says otherwise: enough for one agent loop or command. */
 export const DEFAULT_SERVER_CONNECTIONS = 4;
 
+/** What a listening connection runs once it LISTENs (see write-notifications.ts), given that connection's query. */
+type AfterListen = (query: ListenerQuery) => Promise<void>;
+
 /** The open database and how to close it. */
 export interface OpenDatabase {
   readonly db: Kysely<DatabaseSchema>;
@@ -37,10 +41,10 @@ export interface OpenDatabase {
   readonly dataDir: string | undefined;
   /**
    * On a server: LISTENs on `channel` over a connection of its own, calling `onPayload` with each
-   * notification's payload, then runs `thenRun` on that connection; resolves once both are done,
-   * to a function that closes the connection.
+   * notification's payload, then runs `afterListen` with that connection's query; resolves once
+   * both are done, to a function that closes the connection.
    */
-  readonly listen?: ((channel: string, onPayload: (payload: string) => void, thenRun: string) => Promise<() => Promise<void>>) | undefined;
+  readonly listen?: ((channel: string, onPayload: (payload: string) => void, afterListen: AfterListen) => Promise<() => Promise<void>>) | undefined;
   /** Runs compiled statements in one transaction, past Kysely's transaction machinery (see direct-transaction.ts). */
   readonly directTransaction: DirectTransaction;
   close(): Promise<void>;
@@ -131,7 +135,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
     directTransaction = serverDirectTransaction(pool, log);
     engine = 'postgres';
     const { databaseUrl } = location;
-    listen = async (channel, onPayload, thenRun) => {
+    listen = async (channel, onPayload, afterListen) => {
       const client = new pg.Client({ connectionString: databaseUrl });
       // A lost connection only stops the notifications; the store's own queries use the pool.
       client.on('error', () => undefined);
@@ -141,7 +145,7 @@ export async function openDatabase(location: StoreLocation): Promise<OpenDatabas
       await client.connect();
       try {
         await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
-        await client.query(thenRun);
+        await afterListen(async (text, parameters) => (await client.query<Record<string, unknown>>(text, parameters ? [...parameters] : undefined)).rows);
       } catch (error) {
         await client.end().catch(() => undefined);
         throw error;

@@ -136,6 +136,45 @@ describe.skipIf(!serverUrl)('write notifications on a server', () => {
     }
   });
 
+  it('a store that starts listening while a write is between its two announcing statements waits for it, and hears it', async () => {
+    const database = await createServerDatabase(serverUrl ?? '', 'notify_between');
+    const [reader, other] = await Promise.all([HistoryStore.open({ databaseUrl: database.url }), HistoryStore.open({ databaseUrl: database.url })]);
+    const writer = new pg.Client({ connectionString: database.url });
+    try {
+      await writer.connect();
+      const agent = await other.createAgent();
+      const [holds, notifies] = announcementOf('in flight');
+      if (holds === undefined || notifies === undefined) throw new Error('a write announces itself in two statements');
+      await writer.query('begin');
+      await writer.query(holds.sql, [...holds.parameters]);
+      const ids: string[] = [];
+      let listened = false;
+      const listening = reader.onWrite((agentId) => ids.push(agentId)).then((stop) => {
+        listened = true;
+        return stop;
+      });
+      // The store has taken its lock (shared, on the second key 1) and waits.
+      const lockTaken = () => writer.query(`select 1 from pg_locks where locktype = 'advisory' and objid = 1 and objsubid = 2 and mode = 'ShareLock' and granted
+        and database = (select oid from pg_database where datname = current_database())`);
+      for (let waited = 0; (await lockTaken()).rows.length === 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Another store's writes go on meanwhile: a new listener waits for the open write without holding up the rest.
+      const appended = other.append(agent, [{ role: 'user', content: 'not held up' }]).then(() => 'appended');
+      expect(await Promise.race([appended, new Promise((resolve) => setTimeout(resolve, 5_000, 'held up'))])).toBe('appended');
+      expect(listened).toBe(false);
+      // Decided after the store took its lock: it notifies.
+      expect((await writer.query(notifies.sql, [...notifies.parameters])).rows).toHaveLength(1);
+      await writer.query('commit');
+      const stop = await listening;
+      for (let waited = 0; !ids.includes('in flight') && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(ids).toContain('in flight');
+      await stop();
+    } finally {
+      await writer.end();
+      await Promise.all([reader.close(), other.close()]);
+      await database.drop();
+    }
+  });
+
   it('a store that starts listening while a write that sent no NOTIFY is uncommitted waits for its commit before it reads anything', async () => {
     const database = await createServerDatabase(serverUrl ?? '', 'notify_barrier');
     const reader = await HistoryStore.open({ databaseUrl: database.url });

@@ -35,17 +35,33 @@ export function announcementOf(agentId: string): CompiledQuery[] {
   ];
 }
 
+/** How often a new listener looks again for the end of the writes it waits for, ms. */
+const WAIT_POLL_MS = 5;
+
+/** A connection's query, as a listener runs it: SQL text with its parameters, resolving to its rows. */
+export type ListenerQuery = (text: string, parameters?: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+
 /**
  * What a connection runs once it LISTENs, before its listener reads anything: it holds
  * {@link LISTENING} shared from then on, so every write that decides afterwards notifies; then it
- * waits for the writes that decided before (each holds {@link ANNOUNCING} until it commits), so
- * that what its listener reads next holds them. No committed write goes both unread and unheard.
+ * waits for the writes that may have decided before (those holding {@link ANNOUNCING} now) to end,
+ * so that what its listener reads next holds them. No committed write goes both unread and unheard.
+ * It watches for their end in `pg_locks` rather than waiting in the lock's queue: a queued request
+ * for it would hold up every other write behind a write left open.
  */
-export const AFTER_LISTEN = [
-  `select pg_advisory_lock_shared(${String(LOCK_SPACE)}, ${String(LISTENING)})`,
-  `select pg_advisory_lock(${String(LOCK_SPACE)}, ${String(ANNOUNCING)})`,
-  `select pg_advisory_unlock(${String(LOCK_SPACE)}, ${String(ANNOUNCING)})`,
-].join('; ');
+export async function afterListen(query: ListenerQuery): Promise<void> {
+  await query(`select pg_advisory_lock_shared(${String(LOCK_SPACE)}, ${String(LISTENING)})`);
+  // The two-key form of an advisory lock shows in pg_locks as classid, objid and objsubid 2.
+  const holders = async () => new Set((await query(
+    `select virtualtransaction from pg_locks where locktype = 'advisory' and classid = ${String(LOCK_SPACE)} and objid = ${String(ANNOUNCING)} and objsubid = 2`,
+  )).map((row) => String(row.virtualtransaction)));
+  let waiting = await holders();
+  while (waiting.size > 0) {
+    await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+    const now = await holders();
+    waiting = new Set([...waiting].filter((transaction) => now.has(transaction)));
+  }
+}
 
 /** Told the id of the agent a committed write changed (appended to, forked, ranged, renamed, created). */
 export type WriteListener = (agentId: string) => void;
@@ -93,10 +109,18 @@ export class WriteNotifications {
     this.#listeners.add(listener);
     const listen = this.#database.listen;
     if (listen !== undefined) {
-      this.#listening ??= listen(WRITES_CHANNEL, (agentId) => {
+      const listening = this.#listening ?? listen(WRITES_CHANNEL, (agentId) => {
         this.#tell(agentId);
-      }, AFTER_LISTEN);
-      await this.#listening;
+      }, afterListen);
+      this.#listening = listening;
+      try {
+        await listening;
+      } catch (error) {
+        // Not listening (the server refused or went away): the next listener tries again.
+        this.#listeners.delete(listener);
+        if (this.#listening === listening) this.#listening = undefined;
+        throw error;
+      }
     }
     return async () => {
       this.#listeners.delete(listener);
