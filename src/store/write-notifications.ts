@@ -51,9 +51,10 @@ export type ListenerQuery = (text: string, parameters?: readonly unknown[]) => P
  */
 export async function afterListen(query: ListenerQuery): Promise<void> {
   await query(`select pg_advisory_lock_shared(${String(LOCK_SPACE)}, ${String(LISTENING)})`);
-  // The two-key form of an advisory lock shows in pg_locks as classid, objid and objsubid 2.
+  // The two-key form of an advisory lock shows in pg_locks as classid, objid and objsubid 2, in its database.
   const holders = async () => new Set((await query(
-    `select virtualtransaction from pg_locks where locktype = 'advisory' and classid = ${String(LOCK_SPACE)} and objid = ${String(ANNOUNCING)} and objsubid = 2`,
+    `select virtualtransaction from pg_locks where locktype = 'advisory' and classid = ${String(LOCK_SPACE)} and objid = ${String(ANNOUNCING)} and objsubid = 2
+      and database = (select oid from pg_database where datname = current_database())`,
   )).map((row) => String(row.virtualtransaction)));
   let waiting = await holders();
   while (waiting.size > 0) {
