@@ -93,7 +93,7 @@ export class HistoryStore {
 
   /** {@link #write}, as a direct transaction (see direct-transaction.ts): an append from the agent's tip. False when its guard stopped it. */
   async #writeDirect(agentId: string, write: GuardedWrite): Promise<boolean> {
-    const written = await this.#views.write(agentId, () => this.#database.directTransaction(write, this.#notifications.notice(agentId)));
+    const written = await this.#views.write(agentId, () => this.#database.directTransaction(write, this.#notifications.announcement(agentId)));
     if (written) this.#notifications.committed(agentId);
     return written;
   }

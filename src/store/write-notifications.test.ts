@@ -78,6 +78,16 @@ describe('write notifications on a PGlite directory', () => {
   });
 });
 
+/** Starts `store` listening; `listened()` tells whether it is listening yet. */
+function startListening(store: HistoryStore, listener: (agentId: string) => void) {
+  let listened = false;
+  const stopping = store.onWrite(listener).then((stop) => {
+    listened = true;
+    return stop;
+  });
+  return { stopping, listened: () => listened };
+}
+
 const serverUrl = process.env.DATABASE_URL;
 describe.skipIf(!serverUrl)('write notifications on a server', () => {
   it('a store hears the writes of a second store instance and of another process through LISTEN/NOTIFY', async () => {
@@ -148,11 +158,7 @@ describe.skipIf(!serverUrl)('write notifications on a server', () => {
       await writer.query('begin');
       await writer.query(holds.sql, [...holds.parameters]);
       const ids: string[] = [];
-      let listened = false;
-      const listening = reader.onWrite((agentId) => ids.push(agentId)).then((stop) => {
-        listened = true;
-        return stop;
-      });
+      const listening = startListening(reader, (agentId) => ids.push(agentId));
       // The store has taken its lock (shared, on the second key 1) and waits.
       const lockTaken = () => writer.query(`select 1 from pg_locks where locktype = 'advisory' and objid = 1 and objsubid = 2 and mode = 'ShareLock' and granted
         and database = (select oid from pg_database where datname = current_database())`);
@@ -160,11 +166,11 @@ describe.skipIf(!serverUrl)('write notifications on a server', () => {
       // Another store's writes go on meanwhile: a new listener waits for the open write without holding up the rest.
       const appended = other.append(agent, [{ role: 'user', content: 'not held up' }]).then(() => 'appended');
       expect(await Promise.race([appended, new Promise((resolve) => setTimeout(resolve, 5_000, 'held up'))])).toBe('appended');
-      expect(listened).toBe(false);
+      expect(listening.listened()).toBe(false);
       // Decided after the store took its lock: it notifies.
       expect((await writer.query(notifies.sql, [...notifies.parameters])).rows).toHaveLength(1);
       await writer.query('commit');
-      const stop = await listening;
+      const stop = await listening.stopping;
       for (let waited = 0; !ids.includes('in flight') && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(ids).toContain('in flight');
       await stop();
@@ -186,16 +192,12 @@ describe.skipIf(!serverUrl)('write notifications on a server', () => {
       const announced: unknown[] = [];
       for (const statement of announcementOf('in flight')) announced.push(...(await writer.query(statement.sql, [...statement.parameters])).rows);
       expect(announced).toEqual([{ pg_advisory_xact_lock_shared: '' }]);
-      let listened = false;
-      const listening = reader.onWrite(() => undefined).then((stop) => {
-        listened = true;
-        return stop;
-      });
+      const listening = startListening(reader, () => undefined);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(listened).toBe(false);
+      expect(listening.listened()).toBe(false);
       await writer.query('commit');
-      const stop = await listening;
-      expect(listened).toBe(true);
+      const stop = await listening.stopping;
+      expect(listening.listened()).toBe(true);
       await stop();
     } finally {
       await writer.end();

@@ -96,7 +96,7 @@ export class WriteNotifications {
   }
 
   /** The statements a direct transaction ends with (see direct-transaction.ts): on a server only, as {@link announce}. */
-  notice(agentId: string): CompiledQuery[] | undefined {
+  announcement(agentId: string): CompiledQuery[] | undefined {
     return this.#database.listen === undefined ? undefined : announcementOf(agentId);
   }
 
