@@ -25,6 +25,10 @@ export interface CliIo {
   } | undefined;
   /** The working directory: what the chat's tools may read. */
   readonly cwd?: string | undefined;
-  /** Runs `cleanup` if the process is interrupted (SIGINT, SIGTERM); returns how to cancel that. */
-  onInterrupt(cleanup: () => Promise<void>): () => void;
+  /**
+   * Runs `cleanup` if the process is interrupted (SIGINT, SIGTERM), which then exits 130 or 143;
+   * or 0 when `cleanup` answers `finished` (the work was done before the interrupt could stop it).
+   * Returns how to cancel that.
+   */
+  onInterrupt(cleanup: () => Promise<unknown>): () => void;
 }

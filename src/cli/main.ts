@@ -66,7 +66,8 @@ const io: CliIo = {
   readStdin,
   onInterrupt(cleanup) {
     const handler = (signal: NodeJS.Signals) => {
-      void cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      const code = signal === 'SIGINT' ? 130 : 143;
+      void cleanup().then((outcome) => process.exit(outcome === 'finished' ? 0 : code), () => process.exit(code));
     };
     process.once('SIGINT', handler);
     process.once('SIGTERM', handler);

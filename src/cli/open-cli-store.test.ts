@@ -55,6 +55,15 @@ describe('choosing the store: flags, then env vars, then the config file', () =>
   });
 });
 
+describe('an empty store flag', () => {
+  it.each([['--data-dir'], ['--database-url']])('%s "" is refused, not taken as unset: the data home\'s store is not touched', async (flag) => {
+    const home = join(directory, `empty-${flag.slice(2)}`);
+    const error: unknown = await runCli(['agents', flag, ''], { env: { HOME: home, XDG_DATA_HOME: join(home, 'data') } }).then(() => undefined, (caught: unknown) => caught);
+    expect(String(error)).toContain(`${flag}: the value is empty`);
+    expect(existsSync(home)).toBe(false);
+  });
+});
+
 describe('commands that read, or need an agent that exists, on a folder that holds no store', () => {
   it('say there is no store (NO_STORE) and create nothing: no folder, no lock', async () => {
     const parent = join(directory, 'readers');

@@ -1,6 +1,7 @@
 import type { HistoryStore } from '../store/history-store.js';
 import type { StoreLocation } from '../store/open-database.js';
 import { defaultDataDir } from '../store/default-data-dir.js';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { settingFromEnv } from './cli-settings.js';
 
@@ -15,9 +16,14 @@ export interface StoreFlags {
  * `DATABASE_URL`, `SLIDING_CONTEXT_DATA_DIR`, else the data home. The config file's setting
  * arrives as a flag when neither a flag nor an env var names a store (see `applyCliSettings`); the order is `cli-settings.ts`'s.
  * `create: false` (read-only commands) refuses a directory or a server database that holds no
- * store yet, creating nothing there.
+ * store yet, creating nothing there. An empty flag is refused (an unset shell variable in
+ * `--data-dir "$DIR"` must not reach the data home's store); an empty env var counts as unset.
+ * @throws SlidingContextError `INVALID_OPTION` for an empty `--data-dir` or `--database-url`
  */
 export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
+  for (const [flag, value] of [['--data-dir', flags.dataDir], ['--database-url', flags.databaseUrl]] as const) {
+    if (value !== undefined && value.trim() === '') throw new SlidingContextError('INVALID_OPTION', `${flag}: the value is empty; give ${flag === '--data-dir' ? 'a directory' : 'a postgres:// URL'}, or leave the option out.`);
+  }
   const create = options.create === false ? { create: false } : {};
   if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl, ...create };
   if (flags.dataDir) return { dataDir: flags.dataDir, ...create };

@@ -18,6 +18,8 @@ export interface SettingsOverrides {
   readonly pinFirstExchange?: boolean | undefined;
   readonly system?: string | undefined;
   readonly tools?: readonly ToolDefinition[] | undefined;
+  /** `system` and `tools` as given, undefined ones included: the stored ones are not used. */
+  readonly preambleAsGiven?: boolean | undefined;
 }
 
 /** An agent's settings: the overrides given, else what its meta holds, else the defaults. */
@@ -26,8 +28,10 @@ export function agentSettings(meta: Readonly<Record<string, unknown>>, overrides
   return {
     budgetTokens: validateBudgetTokens(overrides.budgetTokens ?? (typeof budgetTokens === 'number' ? budgetTokens : DEFAULT_BUDGET_TOKENS)),
     pinFirstExchange: overrides.pinFirstExchange ?? meta.pinFirstExchange === true,
-    system: overrides.system ?? (typeof system === 'string' ? system : undefined),
-    tools: overrides.tools ?? (Array.isArray(tools) ? parseToolDefinitions(tools, 'the agent\'s stored tools') : undefined),
+    system: overrides.preambleAsGiven === true ? overrides.system : overrides.system ?? (typeof system === 'string' ? system : undefined),
+    tools: overrides.preambleAsGiven === true
+      ? overrides.tools
+      : overrides.tools ?? (Array.isArray(tools) ? parseToolDefinitions(tools, 'the agent\'s stored tools') : undefined),
   };
 }
 

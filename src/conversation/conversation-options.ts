@@ -27,8 +27,16 @@ export interface OpenConversationOptions {
    * threshold is then a percentage of the model's context window.
    */
   readonly modelBudget?: ModelBudgetOverrides | true | undefined;
+  /** Default: what the agent was created with (see `preambleAsGiven`). */
   readonly system?: string | undefined;
+  /** Default: what the agent was created with (see `preambleAsGiven`). */
   readonly tools?: readonly ToolDefinition[] | undefined;
+  /**
+   * `system` and `tools` are exactly the ones given, none when not given, never the agent's stored
+   * ones: for a caller whose every request carries its whole body (a proxy, a framework's call).
+   * Default false.
+   */
+  readonly preambleAsGiven?: boolean | undefined;
   readonly pinFirstExchange?: boolean | undefined;
   /** The shape of `request()`'s body; by default the provider's own (OpenAI: Chat Completions). */
   readonly format?: WireFormat | undefined;

@@ -42,6 +42,12 @@ export interface PlacedCall {
   readonly conversation: Conversation;
   /** Records a message stored after the call (the answer), so that the next call finds it. */
   readonly stored: (message: ModelMessage) => void;
+  /**
+   * True while nothing was placed in the conversation or stored in it since this call was placed:
+   * its answer would follow its own request. False once another call's answer came first (a
+   * client's retry of the same request, answered sooner).
+   */
+  readonly answerFollowsRequest: () => boolean;
 }
 
 /** The model a call goes to, its counter, its tools and its system prompt. */
@@ -63,6 +69,8 @@ interface Open {
    * with them message by message (no fingerprint built), and only its new tail is copied.
    */
   readonly known: ModelMessage[];
+  /** Counts the calls placed in it and the answers stored: a call's answer follows its request while this stays as the call left it. */
+  changes: number;
 }
 
 /**
@@ -124,7 +132,7 @@ export class ConversationRegistry {
     const callKey = JSON.stringify([call.provider, call.model, call.system ?? null, call.tools ?? []]);
     const create = async () => {
       const conversation = await this.#openConversation(undefined, call);
-      this.#open.set(conversation.agentId, { conversation, callKey, known: [] });
+      this.#open.set(conversation.agentId, { conversation, callKey, known: [], changes: 0 });
       return conversation.agentId;
     };
     let placement: ConversationPlacement;
@@ -141,7 +149,7 @@ export class ConversationRegistry {
       // The one it replaces writes what waits first: the new one loads the window from the store.
       await before?.conversation.writeEvictionRecords();
       const conversation = await this.#openConversation(placement.agentId, call);
-      open = { conversation, callKey, known: before?.known ?? [] };
+      open = { conversation, callKey, known: before?.known ?? [], changes: before?.changes ?? 0 };
       this.#open.set(placement.agentId, open);
     }
     await open.conversation.append(placement.toAppend);
@@ -153,12 +161,16 @@ export class ConversationRegistry {
       if (known[index] !== sent && isFrozenMessageCopy(sent)) known[index] = sent;
     }
     for (let index = kept; index < messages.length; index++) known.push(copyMessageContent(messages[index] as ModelMessage));
+    const placedOpen = open;
+    const placedAt = ++placedOpen.changes;
     return {
       conversation: open.conversation,
       stored: (message) => {
         known.push(copyMessageContent(message));
+        placedOpen.changes++;
         this.#generation++;
       },
+      answerFollowsRequest: () => placedOpen.changes === placedAt && this.#open.get(placedOpen.conversation.agentId) === placedOpen,
     };
   }
 
@@ -266,6 +278,8 @@ export class ConversationRegistry {
       counter: call.counter,
       tools: call.tools,
       system: call.system,
+      // Each call carries its whole body: one without a system prompt or tools has none.
+      preambleAsGiven: true,
       format: settings.format,
       budgetTokens: settings.budgetTokens,
       modelBudget: settings.modelBudget,

@@ -86,7 +86,9 @@ export type SlidingContextErrorCode =
   /** A request body over the proxy's size cap. */
   | 'REQUEST_TOO_LARGE'
   /** A request to the proxy without the token it was started with. */
-  | 'UNAUTHORIZED';
+  | 'UNAUTHORIZED'
+  /** A request to a proxy on loopback that names another host, or comes from a web page of another origin. */
+  | 'FORBIDDEN';
 
 /** A code, or `INVALID_INPUT` for the whole family of {@link INVALID_INPUT_CODES}. */
 export type SlidingContextErrorCodeOrFamily = SlidingContextErrorCode | 'INVALID_INPUT';

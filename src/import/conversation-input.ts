@@ -2,7 +2,7 @@ import type { Message, ToolDefinition } from '../message/message.js';
 import { parseJsonText } from '../message/parse-json-text.js';
 import type { TranscriptFormat } from '../sources/transcript.js';
 import { convertFrom, detectFormat, type WireFormat } from '../providers/wire-format.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../tokens/default-target.js';
 
 /** A conversation read from a provider body or message array, with the format it came in. */
 export interface ConversationInput {
@@ -78,8 +78,6 @@ export const providerOfFormat: Readonly<Record<WireFormat, string | undefined>> 
 export function resolveTarget(input: Pick<ConversationInput, 'format' | 'options'>, given: { provider?: string | undefined; model?: string | undefined }) {
   const bodyModel = typeof input.options.model === 'string' ? input.options.model : undefined;
   const [gatewayProvider, gatewayModel] = bodyModel?.includes('/') ? bodyModel.split('/', 2) : [undefined, bodyModel];
-  return {
-    provider: given.provider ?? providerOfFormat[input.format] ?? gatewayProvider ?? DEFAULT_PROVIDER,
-    model: given.model ?? gatewayModel ?? DEFAULT_MODEL,
-  };
+  const provider = given.provider ?? providerOfFormat[input.format] ?? gatewayProvider ?? DEFAULT_PROVIDER;
+  return { provider, model: given.model ?? gatewayModel ?? defaultModelFor(provider) };
 }

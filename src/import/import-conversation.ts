@@ -6,7 +6,7 @@ import { applyEvents } from '../message/apply-events.js';
 import type { WireFormat } from '../providers/wire-format-names.js';
 import type { BrokenLine, TranscriptFormat } from '../sources/transcript.js';
 import type { HistoryStore } from '../store/history-store.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../tokens/default-target.js';
 import type { CountTarget, TokenCounter } from '../tokens/token-counter.js';
 import { resolveTarget } from './conversation-input.js';
 import { type ImportedConversation, type ImportFormat, type ImportSource, parseImportFormat, readImportInput } from './read-import-input.js';
@@ -68,7 +68,7 @@ export function importTarget(input: ImportedConversation, options: Pick<ImportOp
   if (!('brokenLines' in input)) return resolveTarget(input, options);
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   const provider = options.provider ?? (input.format === 'claude-code' ? 'anthropic' : DEFAULT_PROVIDER);
-  return { provider, model: options.model ?? model ?? DEFAULT_MODEL };
+  return { provider, model: options.model ?? model ?? defaultModelFor(provider) };
 }
 
 /**

@@ -124,7 +124,7 @@ function overflowAnswer(format: Format, tokens: number): LoopbackAnswer {
  */
 export async function startScriptedUpstream(counter: TokenCounter) {
   const seen: SeenRequest[] = [];
-  let next: { kind: 'overflow' } | { kind: 'fail'; answer: LoopbackAnswer } | { kind: 'hang' } | undefined;
+  let next: { kind: 'overflow' } | { kind: 'fail'; answer: LoopbackAnswer } | { kind: 'hang' } | { kind: 'cut' } | undefined;
   let callNumber = 0;
   const server = await startLoopbackServer((request) => {
     if (request.method === 'GET' && request.path === '/v1/models') return { status: 200, body: { object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1, owned_by: 'scripted' }] } };
@@ -152,10 +152,11 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     const streaming = body.stream === true;
     const { body: answer, events } = ANSWERS[format](reply, streaming);
     if (!streaming) return { status: 200, body: answer };
-    if (planned?.kind === 'hang') {
+    if (planned?.kind === 'hang' || planned?.kind === 'cut') {
       // Up to the first piece of text (or half the events), then nothing more.
       const firstPiece = events.findIndex((event) => event.includes(JSON.stringify(reply.text.slice(0, 6))));
-      return { status: 200, sse: events.slice(0, firstPiece >= 0 ? firstPiece + 1 : Math.floor(events.length / 2)).join(''), hold: true };
+      const sent = events.slice(0, firstPiece >= 0 ? firstPiece + 1 : Math.floor(events.length / 2)).join('');
+      return planned.kind === 'hang' ? { status: 200, sse: sent, hold: true } : { status: 200, sse: sent, cut: true };
     }
     return { status: 200, sse: events.join('') };
   });
@@ -168,6 +169,8 @@ export async function startScriptedUpstream(counter: TokenCounter) {
     failNext: (answer: LoopbackAnswer) => (next = { kind: 'fail', answer }),
     /** The next streamed answer stops after its first piece of text and the connection stays open. */
     hangNext: () => (next = { kind: 'hang' }),
+    /** The next streamed answer stops after its first piece of text and the connection is cut. */
+    cutNext: () => (next = { kind: 'cut' }),
     close: server.close,
   };
 }

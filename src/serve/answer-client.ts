@@ -19,6 +19,7 @@ function statusOf(error: unknown): number {
   if (!isSlidingContextError(error)) return 500;
   if (error.code === 'REQUEST_TOO_LARGE') return 413;
   if (error.code === 'UNAUTHORIZED') return 401;
+  if (error.code === 'FORBIDDEN') return 403;
   if (SlidingContextError.isInvalidInput(error)) return 400;
   if (['INVALID_MESSAGE', 'INVALID_CONVERSATION', 'ORPHANED_TOOL_RESULT', 'DUPLICATE_TOOL_CALL_ID', 'DUPLICATE_TOOL_RESULT', 'NOT_SUPPORTED', 'INPUT_NOT_TEXT', 'INPUT_TOO_DEEP'].includes(error.code)) return 400;
   if (error.code === 'CONTEXT_OVERFLOW') return 400;
@@ -27,7 +28,7 @@ function statusOf(error: unknown): number {
 
 /**
  * Answers an error the proxy raised in the client's provider's shape: bad input as 400 (413 for a
- * body over the cap, 401 for a wrong token) with its one-sentence message, anything else as 500.
+ * body over the cap, 401 for a wrong token, 403 for a foreign host or origin) with its one-sentence message, anything else as 500.
  */
 export function answerError(response: ServerResponse, api: ProxyApi, error: unknown, headers: Record<string, string> = {}): void {
   const status = statusOf(error);

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
@@ -107,11 +108,13 @@ describe('parseJsonBody', () => {
     );
   });
 
-  it('gives what parseJsonText gives for arbitrary bytes', () => {
+  it('gives what parseJsonText gives for arbitrary bytes that are UTF-8, and refuses those that are not', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         const { pieces, whole } = bothOf(Buffer.from(bytes));
-        expect(pieces).toStrictEqual(whole);
+        if (isUtf8(bytes)) expect(pieces).toStrictEqual(whole);
+        else if ('error' in (whole as object)) expect(pieces).toStrictEqual(whole);
+        else expect(pieces).toEqual({ error: expect.stringMatching(/^INVALID_JSON: the request body is not valid UTF-8 \(byte \d+\)/) });
       }),
       { numRuns: 1000 },
     );
@@ -128,10 +131,12 @@ describe('parseJsonBody', () => {
     expect(pieces).toEqual({ error: expect.stringMatching(new RegExp(`^${code}: `)) });
   });
 
-  it('reads bytes that are not UTF-8 inside a string as parseJsonText does (replacement characters)', () => {
-    const bytes = Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"caf'), Buffer.from([0xe9]), Buffer.from('"}]}')]);
-    const { pieces, whole } = bothOf(bytes);
-    expect(pieces).toStrictEqual(whole);
-    expect(pieces).toEqual({ value: { model: 'm', messages: [{ role: 'user', content: 'caf\ufffd' }] } });
+  it('refuses bytes that are not UTF-8 inside a string, naming the first one (a U+FFFD of the text\'s own before it is no fault)', () => {
+    const head = '{"model":"m","messages":[{"role":"user","content":"\ufffd caf';
+    const bytes = Buffer.concat([Buffer.from(head), Buffer.from([0xe9]), Buffer.from('"}]}')]);
+    expect(outcome(() => parseJsonBody(bytes, 'the request body'))).toEqual({ error: `INVALID_JSON: the request body is not valid UTF-8 (byte ${Buffer.byteLength(head)}); JSON must be UTF-8.` });
+    // The same text in UTF-8 is read.
+    const text = Buffer.from(`${head}\u00e9"}]}`);
+    expect(outcome(() => parseJsonBody(text, 'the request body'))).toEqual({ value: { model: 'm', messages: [{ role: 'user', content: '\ufffd caf\u00e9' }] } });
   });
 });

@@ -8,6 +8,8 @@
  * the one returned. Given the elements of earlier bodies ({@link EarlierElements}), the first
  * elements of a top-level array that an earlier body held byte for byte are taken from it, not parsed.
  */
+import { isUtf8 } from 'node:buffer';
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { MAX_JSON_DEPTH, looksBinary, parseJsonText } from '../message/parse-json-text.js';
 import type { EarlierElements, ParsedArray } from './earlier-elements.js';
 
@@ -231,11 +233,31 @@ export function parseJsonPieces(bytes: Buffer, earlier?: EarlierElements): unkno
   }
 }
 
+/** The offset of the first byte of `bytes` that is not UTF-8 (each one decodes to U+FFFD where the bytes are not that character's own), or -1. */
+function firstInvalidUtf8Byte(bytes: Buffer): number {
+  const text = bytes.toString('utf8');
+  let offset = 0;
+  let from = 0;
+  for (let index = text.indexOf('\ufffd'); index >= 0; index = text.indexOf('\ufffd', index + 1)) {
+    offset += Buffer.byteLength(text.slice(from, index));
+    from = index;
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset;
+  }
+  return -1;
+}
+
 /**
  * Parses a body of JSON from `source` as {@link parseJsonText} parses its text, with the same
  * value and the same errors (`INPUT_NOT_TEXT`, `INVALID_JSON`, `INPUT_TOO_DEEP`), but without one
- * string of the whole body where it can (see {@link parseJsonPieces}).
+ * string of the whole body where it can (see {@link parseJsonPieces}). JSON is UTF-8: a body that
+ * is not is refused, not read with its bad bytes replaced.
+ * @throws SlidingContextError `INVALID_JSON` naming the first byte that is not UTF-8
  */
 export function parseJsonBody(bytes: Buffer, source: string, earlier?: EarlierElements): unknown {
+  if (!isUtf8(bytes)) {
+    // Binary bytes, or bad JSON, are named as such (it throws); JSON whose only fault is bytes that are not UTF-8, here.
+    parseJsonText(bytes.toString('utf8'), source);
+    throw new SlidingContextError('INVALID_JSON', `${source} is not valid UTF-8 (byte ${firstInvalidUtf8Byte(bytes)}); JSON must be UTF-8.`);
+  }
   return parseJsonPieces(bytes, earlier) ?? parseJsonText(bytes.toString('utf8'), source);
 }

@@ -14,6 +14,7 @@ function anthropicType(status: number): string {
 /** The OpenAI error type for an HTTP status. */
 function openAiType(status: number): string {
   if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
   if (status >= 500) return 'server_error';
   return 'invalid_request_error';
 }

@@ -1,3 +1,4 @@
+import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { TokenCounterCache } from '../tokens/token-counter-cache.js';
 import type { CondenseOptions } from '../conversation/conversation.js';
 import { ConversationRegistry, type PlacedCall, type RegistryStore } from '../conversation/conversation-registry.js';
@@ -75,9 +76,17 @@ export class ProxyConversations {
     return this.#lanes.run(undefined, () => placing.place(call.messages, target));
   }
 
-  /** Stores the answer (when there is one) and ends the turn with its usage. */
+  /**
+   * Stores the answer (when there is one) and ends the turn with its usage. An answer that no longer
+   * follows its request (the same request, sent twice at once, was answered and stored first) is
+   * not stored: the client's next request carries it, and forks the conversation there.
+   * @throws SlidingContextError `STALE_WINDOW` for such an answer; nothing is stored
+   */
   finish(placed: PlacedCall, reply: RecordedReply): Promise<void> {
     return this.#lanes.run(placed.conversation.agentId, async () => {
+      if (reply.message && !placed.answerFollowsRequest()) {
+        throw new SlidingContextError('STALE_WINDOW', 'another answer to the same request was stored first; this one is stored when the client\'s next request carries it (as a fork).');
+      }
       if (reply.message) {
         // One transaction stores the answer and the turn's cache figures.
         await placed.conversation.append([reply.message], { endsTurn: { usage: reply.usage } });

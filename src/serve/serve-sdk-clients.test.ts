@@ -160,6 +160,40 @@ describe.each(engines)('serve on %s, with the official SDKs', (_engine, serverUr
     expectJudged(from);
   });
 
+  it('each request goes upstream with its own system prompt and tools: one that leaves them out has none, not the conversation\'s first ones', async () => {
+    const from = upstream.seen.length;
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'preamble: hello' }];
+    const first = await anthropic.messages.create({ model: ANTHROPIC_MODEL, max_tokens: 64, system: 'OLD SYSTEM', tools: [{ name: 'old_tool', input_schema: { type: 'object' } }], messages }).withResponse();
+    const calls = first.data.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+    messages.push({ role: 'assistant', content: first.data.content }, { role: 'user', content: calls.map((call) => ({ type: 'tool_result' as const, tool_use_id: call.id, content: fileText(call.id) })) });
+    const second = await anthropic.messages.create({ model: ANTHROPIC_MODEL, max_tokens: 64, system: 'NEW SYSTEM', tools: [{ name: 'new_tool', input_schema: { type: 'object' } }], messages }).withResponse();
+    messages.push({ role: 'assistant', content: second.data.content }, { role: 'user', content: 'preamble: and now?' });
+    const third = await anthropic.messages.create({ model: ANTHROPIC_MODEL, max_tokens: 64, messages }).withResponse();
+    const seen = expectJudged(from);
+    expect(seen.map((request) => [request.system, request.tools.map((tool) => tool.name)])).toEqual([['OLD SYSTEM', ['old_tool']], ['NEW SYSTEM', ['new_tool']], [undefined, []]]);
+    expect(seen[2]!.body).not.toHaveProperty('system');
+    expect(seen[2]!.body).not.toHaveProperty('tools');
+    // The three turns are one conversation.
+    expect(new Set([first, second, third].map((turn) => turn.response.headers.get('x-sliding-context-agent'))).size).toBe(1);
+  });
+
+  it('an upstream that dies midway through a stream fails the client\'s stream too, as without the proxy; what came is stored, marked interrupted', async () => {
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'cut short: say something' }];
+    upstream.cutNext();
+    const from = upstream.seen.length;
+    const { data: stream, response } = await openai.chat.completions.create({ model: OPENAI_MODEL, messages, stream: true }).withResponse();
+    const agentId = response.headers.get('x-sliding-context-agent')!;
+    let received = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) received += chunk.choices[0]?.delta.content ?? '';
+    })().then(() => undefined, (error: unknown) => error);
+    expect(received).toBe('done: ');
+    expect(failure).toBeInstanceOf(Error);
+    await proxy.settled();
+    expect((await visibleHistory(agentId)).at(-1)).toEqual({ role: 'assistant', content: 'done: ', providerOptions: { 'sliding-context': { interrupted: true } } });
+    expectJudged(from);
+  });
+
   it('an overflow answer from upstream is retried with a smaller window before the client sees anything', async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM }];
     let from = 0;

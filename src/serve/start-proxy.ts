@@ -5,6 +5,8 @@ import type { RegistryStore } from '../conversation/conversation-registry.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { answerError } from './answer-client.js';
 import { TOKEN_HEADER } from './forwarded-headers.js';
+import { listenOn } from '../web/listen-on.js';
+import { foreignCallerOf } from '../web/loopback-caller.js';
 import { passThrough } from './pass-through.js';
 import type { ProxyContext } from './proxy-context.js';
 import { ProxyConversations, type ProxyWindowSettings } from './proxy-conversations.js';
@@ -89,11 +91,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     onProblem: options.onProblem ?? (() => undefined),
   };
   const inFlight = new Set<Promise<void>>();
+  const guarded = options.token !== undefined && options.token !== '';
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const target = upstreamPath(request.url ?? '/');
+    // Without a token, loopback is the guard: a request that names another host or comes from another site's page is refused, web view included.
+    const foreign = guarded ? undefined : foreignCallerOf(request.headers);
+    if (foreign !== undefined) {
+      request.resume();
+      answerError(response, apiOfRequest(target.path, request.headers), new SlidingContextError('FORBIDDEN', foreign));
+      return;
+    }
     // The web view checks its own token (a header, or the page's cookie).
     if (options.web && (await options.web(request, response))) return;
-    const target = upstreamPath(request.url ?? '/');
-    if (options.token !== undefined && options.token !== '' && !tokenMatches(request.headers[TOKEN_HEADER], options.token)) {
+    if (guarded && !tokenMatches(request.headers[TOKEN_HEADER], options.token ?? '')) {
       request.resume();
       answerError(response, apiOfRequest(target.path, request.headers), new SlidingContextError('UNAUTHORIZED', `The proxy requires its token in the ${TOKEN_HEADER} header.`));
       return;
@@ -110,13 +120,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8787, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOn(server, options.port ?? 8787, host);
   const { address, port } = server.address() as AddressInfo;
   const shown = address.includes(':') ? `[${address}]` : address;
   return {

@@ -5,7 +5,8 @@ import { ServerSentEventReader } from './server-sent-events.js';
 /**
  * Passes an upstream event stream to the client chunk by chunk, as it comes, while `recorder`
  * reads it. When either side stops early (the client goes away, which aborts the upstream call,
- * or the upstream breaks off), the answer is what arrived, marked interrupted.
+ * or the upstream breaks off), the answer is what arrived, marked interrupted; an upstream that
+ * breaks off has the client's connection cut as well, as it would be without the proxy.
  */
 export async function streamToClient(
   upstream: Response,
@@ -30,7 +31,9 @@ export async function streamToClient(
     broken = true;
   }
   const interrupted = broken || aborted.signal.aborted || response.destroyed || !recorder.complete;
-  response.end();
+  // An upstream that broke off breaks the client's stream too: ended cleanly, it would read as a whole answer.
+  if (broken) response.destroy();
+  else response.end();
   return recorder.reply(interrupted);
 }
 

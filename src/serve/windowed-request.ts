@@ -9,7 +9,9 @@ import { answerError, answerJson } from './answer-client.js';
 import { parseJsonBody } from './parse-json-body.js';
 import { passThrough } from './pass-through.js';
 import { providerErrorBody } from './provider-error-body.js';
-import { AGENT_HEADER, forwardedHeaders, returnedHeaders } from './forwarded-headers.js';
+import { agentHeaderOf } from './agent-header.js';
+import { requireObjectToolInputs } from './anthropic-tool-inputs.js';
+import { forwardedHeaders, returnedHeaders } from './forwarded-headers.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { WindowedEndpoint } from './proxy-endpoints.js';
 import type { ProxiedCall } from './proxy-conversations.js';
@@ -54,9 +56,13 @@ async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, co
   const body = parseJsonBody(raw, 'the request body', context.earlierElements);
   if (!isRecord(body)) throw new SlidingContextError('INVALID_REQUEST_BODY', 'The request body is not a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw new SlidingContextError('INVALID_REQUEST_BODY', 'model: expected the model\'s name, a string.');
+  if (endpoint.format === 'anthropic') requireObjectToolInputs(body);
   const upstreamState = endpoint.format === 'openai-responses' && (Boolean(body.previous_response_id) || Boolean(body.conversation));
   const converted = upstreamState ? { messages: [], options: {} } : context.conversions.convert(endpoint.format, body);
-  const pinned = request.headers[AGENT_HEADER];
+  const messages = converted.messages.filter(isModelMessage);
+  if (!upstreamState && !messages.some((message) => message.role === 'user')) {
+    throw new SlidingContextError('INVALID_REQUEST_BODY', `${endpoint.format === 'openai-responses' ? 'input' : 'messages'}: the request holds no user message; a conversation starts with one.`);
+  }
   return {
     raw,
     upstreamState,
@@ -65,8 +71,8 @@ async function readCall(request: IncomingMessage, endpoint: WindowedEndpoint, co
       model: body.model,
       system: converted.system,
       tools: converted.tools,
-      messages: converted.messages.filter(isModelMessage),
-      pinned: typeof pinned === 'string' && pinned !== '' ? pinned : undefined,
+      messages,
+      pinned: agentHeaderOf(request),
     },
     options: converted.options,
     stream: body.stream === true,
@@ -90,6 +96,8 @@ export async function handleWindowedRequest(
   let placed: PlacedCall | undefined;
   let report: ConversationReport | undefined;
   let upstreamMs = 0;
+  /** The upstream sent its answer's headers: a failure after them is its body breaking off, not the upstream out of reach. */
+  let answered = false;
   const headersNow = () => (placed ? windowHeaders(placed.conversation.agentId, report, performance.now() - started - upstreamMs) : {});
   const aborted = new AbortController();
   response.once('close', () => {
@@ -118,6 +126,7 @@ export async function handleWindowedRequest(
         upstreamMs += performance.now() - sentAt;
       }
     }, { bodyOptions: options });
+    answered = true;
     const reader = replyReaderFor(endpoint.format);
     const isStream = stream && (upstream.headers.get('content-type') ?? '').includes('text/event-stream');
     if (isStream) {
@@ -153,6 +162,12 @@ export async function handleWindowedRequest(
       return;
     }
     if (aborted.signal.aborted) return;
+    if (error instanceof TypeError && placed && answered) {
+      // Its headers came, then the body broke off.
+      context.onProblem(`upstream ${endpoint.api} answer broke off: ${error.message}`);
+      answerJson(response, 502, providerErrorBody(endpoint.api, 502, `sliding-context: the upstream's answer broke off before its end (${context.upstreams[endpoint.api]}).`, 'upstream_broke_off'), headersNow());
+      return;
+    }
     if (error instanceof TypeError && placed) {
       // fetch failed: the upstream could not be reached.
       context.onProblem(`upstream ${endpoint.api} unreachable: ${error.message}`);

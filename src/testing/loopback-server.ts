@@ -12,9 +12,10 @@ export interface ReceivedRequest {
 
 /**
  * An answer: a status and a JSON body, or a recorded server-sent event stream sent as it is; with
- * `hold`, the stream is left open after it, as a server that stalls mid-stream leaves it.
+ * `hold`, the stream is left open after it, as a server that stalls mid-stream leaves it; with
+ * `cut`, the connection is cut after it, as a server that dies mid-stream cuts it.
  */
-export type LoopbackAnswer = { status: number; body: unknown } | { status: number; sse: string; hold?: boolean };
+export type LoopbackAnswer = { status: number; body: unknown } | { status: number; sse: string; hold?: boolean; cut?: boolean };
 
 /** How the server answers, chosen per request. */
 export type LoopbackHandler = (request: ReceivedRequest) => LoopbackAnswer | Promise<LoopbackAnswer>;
@@ -35,7 +36,8 @@ export async function startLoopbackServer(handler: LoopbackHandler) {
       void Promise.resolve(handler(entry)).then((answer) => {
         if ('sse' in answer) {
           response.writeHead(answer.status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-          if (answer.hold === true) response.write(answer.sse);
+          if (answer.cut === true) response.write(answer.sse, () => response.destroy());
+          else if (answer.hold === true) response.write(answer.sse);
           else response.end(answer.sse);
           return;
         }

@@ -11,3 +11,6 @@ export const DEFAULT_MODEL = DEFAULT_MODELS[DEFAULT_PROVIDER] as string;
 export function defaultModelFor(provider: string | undefined): string {
   return provider !== undefined && Object.hasOwn(DEFAULT_MODELS, provider) ? (DEFAULT_MODELS[provider] as string) : DEFAULT_MODEL;
 }
+
+/** The default models, for help text: `openai gpt-4o, anthropic claude-sonnet-4-6, …`. */
+export const DEFAULT_MODELS_TEXT = Object.entries(DEFAULT_MODELS).map(([provider, model]) => `${provider} ${model}`).join(', ');

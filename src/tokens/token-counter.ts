@@ -48,4 +48,4 @@ export interface TokenCounter {
   countMessage(input: CountTarget & { readonly message: ModelMessage }): TokenCount;
 }
 
-export { DEFAULT_MODEL, DEFAULT_PROVIDER } from './default-target.js';
+export { DEFAULT_MODEL, DEFAULT_PROVIDER, defaultModelFor } from './default-target.js';

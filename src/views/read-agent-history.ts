@@ -4,7 +4,7 @@ import { type HeldPlanning, type OutlinePlanOptions, planHistoryView } from '../
 import { buildHistoryTimeline } from '../conversation/history-timeline.js';
 import { type HistoryOutline, readHistoryOutline } from '../conversation/history-outline.js';
 import { type HistoryTimelineSource, readHistoryTimeline } from '../conversation/saved-history-timeline.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../tokens/default-target.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../tokens/default-target.js';
 import { agentHistoryJson } from './agent-history-json.js';
 
 /** What planning an agent's history takes, from its stored meta. */
@@ -16,7 +16,7 @@ export type PlanOptionsOf = (meta: Readonly<Record<string, unknown>>) => Promise
  */
 export const storedPlanOptions: PlanOptionsOf = (meta) => {
   const provider = typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER;
-  const model = typeof meta.model === 'string' ? meta.model : DEFAULT_MODEL;
+  const model = typeof meta.model === 'string' ? meta.model : defaultModelFor(provider);
   return Promise.resolve({
     ...agentSettings(meta),
     provider,

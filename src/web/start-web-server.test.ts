@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import { HistoryStore } from '../store/history-store.js';
@@ -75,6 +76,28 @@ describe('binding the web view', () => {
       const unknown = await fetch(`${server.url}api/agents/00000000-0000-0000-0000-000000000000/history`);
       expect(unknown.status).toBe(404);
       expect(await unknown.json()).toMatchObject({ error: { code: 'UNKNOWN_AGENT' } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on loopback without a token, refuses a request that names another host (DNS rebinding) or comes from another site\'s page', async () => {
+    const server = await startWebServer({ store, port: 0 });
+    // By node:http: fetch sets the Host header itself.
+    const status = (headers: Record<string, string>) => new Promise<{ status: number; text: string }>((resolve, reject) => {
+      get({ host: '127.0.0.1', port: server.port, path: '/api/agents', headers }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, text });
+        });
+      }).on('error', reject);
+    });
+    try {
+      expect(await status({ host: 'attacker.example' })).toEqual({ status: 403, text: expect.stringContaining('names the host "attacker.example"') as unknown });
+      expect(await status({ origin: 'https://evil.example' })).toEqual({ status: 403, text: expect.stringContaining('https://evil.example') as unknown });
+      expect((await status({ host: `localhost:${String(server.port)}` })).status).toBe(200);
+      expect((await status({ origin: `http://127.0.0.1:${String(server.port)}` })).status).toBe(200);
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 import { beginsWith } from '../exchange/extending-conversation-check.js';
 import type { Message } from '../message/message.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
+import { DEFAULT_PROVIDER, defaultModelFor, type TokenCounter } from '../tokens/token-counter.js';
 import { planWindow, type PlanWindowOptions } from './plan-window.js';
 import type { WindowPlan } from './window-plan.js';
 import { WindowState } from './window-state.js';
@@ -35,7 +35,8 @@ export class ExtendingWindowPlanner {
   plan(options: PlanWindowOptions): WindowPlan {
     if (options.previousMessageCount !== undefined) return planWindow(options);
     this.#counter = options.counter;
-    const target = { provider: options.provider ?? DEFAULT_PROVIDER, model: options.model ?? DEFAULT_MODEL };
+    const provider = options.provider ?? DEFAULT_PROVIDER;
+    const target = { provider, model: options.model ?? defaultModelFor(provider) };
     const preamble = options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
     const { system, tools, budgetTokens, pinFirstExchange, policy } = options;
     const settings = JSON.stringify({ ...target, system, tools, budgetTokens, pinFirstExchange, policy, preamble });

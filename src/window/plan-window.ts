@@ -4,7 +4,7 @@ import { requireValidConversation } from '../exchange/require-valid-conversation
 import { replayEvents } from '../message/apply-events.js';
 import { isModelMessage, type Message, type ToolDefinition } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCounter } from '../tokens/token-counter.js';
+import { DEFAULT_PROVIDER, defaultModelFor, type TokenCounter } from '../tokens/token-counter.js';
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
@@ -62,7 +62,7 @@ function previousCutIndex(exchanges: readonly ExchangeAccount[], previousCutoff:
  */
 export function planWindow(options: PlanWindowOptions): WindowPlan {
   const provider = options.provider ?? DEFAULT_PROVIDER;
-  const model = options.model ?? DEFAULT_MODEL;
+  const model = options.model ?? defaultModelFor(provider);
   const budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
   const replayed = replayEvents(options.messages, (message) => message);
   const messages = replayed.visible.filter(isModelMessage);

@@ -2,7 +2,7 @@ import { startsExchange } from '../exchange/detect-exchanges.js';
 import { leadInError } from '../exchange/require-valid-conversation.js';
 import { type ActiveMark, findRewindTarget } from '../message/apply-events.js';
 import type { Message, ModelMessage } from '../message/message.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER, type TokenCount } from '../tokens/token-counter.js';
+import { DEFAULT_PROVIDER, defaultModelFor, type TokenCount } from '../tokens/token-counter.js';
 import { assembleWindowPlan } from './_assemble-window-plan.js';
 import { abortedGroups, addToExchange, cutInputOf, exchangeAccountOf, type ExchangeRecord, firstExchangeFrom, newExchangeRecord, requireValidPairing, sortedGroupCounts, tokensOf, unpinnedTokensOf } from './exchange-record.js';
 import { pinEventTarget } from '../message/pin-event.js';
@@ -51,10 +51,8 @@ export class WindowState {
 
   constructor(options: WindowStateOptions) {
     this.#options = options;
-    this.#target = {
-      provider: options.provider ?? DEFAULT_PROVIDER,
-      model: options.model ?? DEFAULT_MODEL,
-    };
+    const provider = options.provider ?? DEFAULT_PROVIDER;
+    this.#target = { provider, model: options.model ?? defaultModelFor(provider) };
     this.#budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
     this.#preambleCount = options.counter.countPreamble({
       ...this.#target,

@@ -27,4 +27,21 @@ describe('--name', () => {
     const child = (await runCli(['fork', agentId, '--name', ' try postgres ', ...flags])).stdout.trim();
     expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toContainEqual(expect.objectContaining({ agentId: child, name: ' try postgres ' }));
   }, 60_000);
+
+  it('a name or a mark label holding a newline, an escape or a direction override is shown on its one line, those visible; JSON keeps it as given', async () => {
+    const flags = ['--data-dir', join(directory, 'hostile')];
+    const name = 'evil\u001b[31mname\nsecond line\u202eright';
+    const label = `lab\nX${'y'.repeat(200)}`;
+    const { agentId } = JSON.parse((await runCli(['import', 'session.json', '--json', '--name', name, ...flags], { files: { 'session.json': example } })).stdout) as { agentId: string };
+    await runCli(['mark', agentId, label, ...flags]);
+    const agents = (await runCli(['agents', ...flags])).stdout.trimEnd().split('\n');
+    expect(agents).toHaveLength(2);
+    expect(agents[1]).toContain('evil\\x1b[31mname second line\\u202eright');
+    const marks = (await runCli(['marks', agentId, ...flags])).stdout.trimEnd().split('\n');
+    expect(marks).toHaveLength(2);
+    expect(marks[1]).toMatch(/^"lab Xy+…"/);
+    const history = (await runCli(['history', agentId, ...flags])).stdout;
+    expect(history).toMatch(/── mark "lab Xy+…" \(seq \d+\)/);
+    expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toEqual([expect.objectContaining({ agentId, name })]);
+  }, 60_000);
 });

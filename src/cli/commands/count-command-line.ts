@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseCommandFlags, switchFlag, textFlag } from '../command-flags.js';
 import { type DeclareCommand, inputFormatList } from '../command-line.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
+import { DEFAULT_MODELS_TEXT, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
 
 /** Flags of `sliding-context count`. */
 export interface CountCommandOptions {
@@ -21,7 +21,7 @@ export const declareCountCommand: DeclareCommand = (program, io) => {
     .description('Count the tokens of a request for a provider and model, segment by segment.')
     .argument('[file]', 'JSON file: a message array or { system?, tools?, messages }; - or none for stdin')
     .option('--provider <name>', `provider: openai (exact), anthropic or google (estimates), other (bytes/4); default: from the body, else ${DEFAULT_PROVIDER}`)
-    .option('--model <name>', `model the request is for (default: the body's model, else ${DEFAULT_MODEL})`)
+    .option('--model <name>', `model the request is for (default: the body's model, else the provider's default: ${DEFAULT_MODELS_TEXT})`)
     .option('--format <format>', `input format: auto (default), ${inputFormatList('claude-code', 'codex')}`)
     .option('--json', 'print the counts as JSON')
     .addHelpText(

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isSlidingContextError } from '../../errors/sliding-context-error.js';
 import type { Message } from '../../message/message.js';
 import { HistoryStore } from '../../store/history-store.js';
 import { runCli } from '../_test-cli.js';
@@ -54,6 +55,22 @@ describe('export', () => {
       await reopened.close();
     }
   }, 600_000);
+
+  it('refuses an --out that is the store\'s own (a file in its folder, its lock, socket or views), writing nothing', async () => {
+    const dataDir = join(directory, 'guarded');
+    const store = await HistoryStore.open({ dataDir });
+    const agentId = await store.createAgent({ provider: 'openai', model: 'gpt-4o' });
+    await store.append(agentId, [{ role: 'user', content: 'keep me' }]);
+    await store.close();
+    for (const out of [join(dataDir, 'PG_VERSION'), dataDir, `${dataDir}.lock`, `${dataDir}.sock`, join(`${dataDir}.views`, 'x.json'), join(dataDir, '..', 'guarded', 'base')]) {
+      const error: unknown = await runCli(['export', agentId, '--out', out, '--data-dir', dataDir]).then(() => undefined, (caught: unknown) => caught);
+      expect(isSlidingContextError(error, 'OUTPUT_UNWRITABLE'), out).toBe(true);
+      expect(String(error), out).toContain('is part of the store');
+    }
+    // A file beside the store, whose name only starts the same, is written.
+    const { written } = await runCli(['export', agentId, '--out', `${dataDir}-export.jsonl`, '--data-dir', dataDir]);
+    expect(Object.keys(written)).toEqual([`${dataDir}-export.jsonl`]);
+  });
 
   it('jsonl of a forked agent keeps each createdAt and says where it was forked from; import reads it back the same', async () => {
     const dataDir = join(directory, 'fork');

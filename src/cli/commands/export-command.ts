@@ -1,6 +1,7 @@
+import { isAbsolute, relative, resolve } from 'node:path';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import type { CliIo } from '../cli-io.js';
-import { withCliStore } from '../open-cli-store.js';
+import { cliStoreLocation, withCliStore } from '../open-cli-store.js';
 import { formatNumber } from '../render/format-number.js';
 import { exportAgentHistory, parseExportFormat } from './export-history.js';
 import type { ExportFlags } from './export-command-line.js';
@@ -11,6 +12,7 @@ import type { ExportFlags } from './export-command-line.js';
  */
 export async function runExportCommand(agentId: string, flags: ExportFlags, io: CliIo): Promise<void> {
   const format = parseExportFormat(flags.format);
+  if (flags.out !== undefined) refuseStoreFile(flags.out, cliStoreLocation(io, flags, { create: false }), io.cwd);
   const exported = await withCliStore(io, flags, (store) => exportAgentHistory(store, agentId, format, { model: flags.model }), { create: false });
   if (exported.body?.note !== undefined) io.stderr.write(`note: ${exported.body.note}\n`);
   const model = exported.body === undefined ? {} : { model: exported.body.model };
@@ -35,4 +37,25 @@ export async function runExportCommand(agentId: string, flags: ExportFlags, io: 
   const summary = { agentId, format, ...model, out: flags.out, messages, eventsLeftOut, hiddenMessagesLeftOut };
   if (flags.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else io.stderr.write(`exported ${formatNumber(exported.messages)} messages of ${agentId} as ${format} to ${flags.out}${note === undefined ? '' : `\nnote: ${note}`}\n`);
+}
+
+/** True when `path` is `base` or lies inside it. */
+function isWithin(path: string, base: string): boolean {
+  const step = relative(base, path);
+  return step === '' || (!step.startsWith('..') && !isAbsolute(step));
+}
+
+/**
+ * Refuses an `--out` that is the PGlite store's own: its directory or a file in it, its lock, its
+ * socket or its saved views (written over, the store would not open again).
+ * @throws SlidingContextError `OUTPUT_UNWRITABLE`
+ */
+function refuseStoreFile(out: string, location: ReturnType<typeof cliStoreLocation>, cwd: string | undefined): void {
+  if (!('dataDir' in location)) return;
+  const base = cwd ?? process.cwd();
+  const dataDir = resolve(base, location.dataDir);
+  const target = resolve(base, out);
+  if ([dataDir, `${dataDir}.views`].some((owned) => isWithin(target, owned)) || [`${dataDir}.lock`, `${dataDir}.sock`].includes(target)) {
+    throw new SlidingContextError('OUTPUT_UNWRITABLE', `--out: ${out} is part of the store ${location.dataDir}; writing there would break it. Give a path outside it.`);
+  }
 }

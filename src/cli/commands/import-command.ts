@@ -1,5 +1,7 @@
 import type { ImportFlags } from './import-command-line.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
+import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
+import { applyEvents } from '../../message/apply-events.js';
 import { importConversation as importIntoStore, type ImportResult, importTarget } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
 import type { HistoryStore } from '../../store/history-store.js';
@@ -61,7 +63,8 @@ async function readImportFile(io: CliIo, file: string, flags: ImportFlags): Prom
  * Claude Code sessions and Codex rollouts (JSONL). Broken transcript lines are reported by line
  * number and the rest imported; `--strict` imports nothing if any line is broken. One
  * transaction either way, the new agent included: an interrupt (Ctrl-C, SIGTERM) before it
- * commits rolls it back, and the process exits 130 or 143 once it has.
+ * commits rolls it back, and the process exits 130 or 143 once it has; one that comes too late
+ * to stop the commit leaves the import stored, and the process exits 0.
  */
 export async function runImportCommand(file: string, flags: ImportFlags, io: CliIo): Promise<void> {
   requireAgentName(flags.name, 'import');
@@ -72,8 +75,12 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
   let importing: Promise<void> | undefined;
   const cancel = io.onInterrupt(async () => {
     interrupt.abort();
-    // The process exits only once the transaction has rolled back.
-    await importing?.catch(() => undefined);
+    // The process exits only once the transaction has rolled back; one that committed first (the
+    // interrupt waited for a long statement) is stored, its id printed: the import succeeded.
+    const stored = await importing?.then(() => true, () => false);
+    if (!stored) return;
+    io.stderr.write('interrupted after the import was stored: it stays stored\n');
+    return 'finished';
   });
   try {
     importing = importFile(file, flags, io, interrupt.signal);
@@ -86,6 +93,8 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 /** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportFile(io, file, flags);
+  // A new agent's conversation is checked before the store is opened: a refused import creates no store either.
+  if (flags.agent === undefined) requireValidConversation(applyEvents(input.messages));
   // The tokenizer loads while the store opens: each is a good part of a small import's time.
   const loadCounter = preloadCliCounter(io, importTarget(input, flags));
   // Appending to an agent needs the store it is in: only a new agent may create one.

@@ -113,6 +113,29 @@ describe('import interrupted by Ctrl-C or SIGTERM (the built binary)', () => {
     }
   }, 300_000);
 
+  it.skipIf(!existsSync(join(root, 'dist/cli/main.js')))('PGlite: interrupted at any moment of storing, the exit code says whether it was stored (130 nothing, 0 all)', async () => {
+    for (const delayMs of [0, 100, 250, 500, 1000]) {
+      const dataDir = join(directory, `late-${String(delayMs)}`);
+      // From the first redraw of the storing bar.
+      let output = '';
+      const child = spawn(process.execPath, ['dist/cli/main.js', 'import', conversationFile, ...['--data-dir', dataDir]], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      const exit = exited(child);
+      await Promise.race([poll(() => existsSync(`${dataDir}.lock`)), exit]);
+      setTimeout(() => child.kill('SIGINT'), delayMs);
+      const { code, signal } = await exit;
+      const stored = await expectNothingOrAll({ dataDir });
+      if (signal === 'SIGINT') {
+        // Signalled after the command had finished and stopped listening: it had stored everything.
+        expect(stored, output).toBe(1);
+      } else {
+        expect({ code, stored }, output).toEqual(stored === 1 ? { code: 0, stored: 1 } : { code: 130, stored: 0 });
+        if (stored === 1) expect(output).toContain('interrupted after the import was stored');
+      }
+    }
+  }, 300_000);
+
   const serverUrl = process.env.DATABASE_URL;
   it.skipIf(!serverUrl || !existsSync(join(root, 'dist/cli/main.js')))('PostgreSQL server: interrupted inside its transaction, stores nothing', async () => {
     const database = await createServerDatabase(serverUrl ?? '', 'import_interrupted');

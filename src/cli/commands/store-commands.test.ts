@@ -157,11 +157,15 @@ describe('the store commands', () => {
     expect(await history()).toContain('"A question after the save"');
   });
 
-  it('an import with a broken conversation stores nothing', async () => {
+  it('an import with a broken conversation stores nothing, and creates no store where there was none', async () => {
     const flags = store('e');
     const broken = JSON.stringify([{ role: 'user', content: 'a' }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'f', output: { type: 'text', value: 'v' } }] }]);
     await expect(runCli(['import', '-', ...flags], { stdin: broken })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
-    expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toEqual([]);
+    await expect(runCli(['agents', '--json', ...flags])).rejects.toMatchObject({ code: 'NO_STORE' });
+    // Into a store that exists, the same: nothing stored.
+    await runCli(['import', '-', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'a' }]) });
+    await expect(runCli(['import', '-', ...flags], { stdin: broken })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
+    expect(JSON.parse((await runCli(['agents', '--json', ...flags])).stdout)).toHaveLength(1);
   });
 
   it('history, window and compact show the control characters of stored titles, tool names and summaries, never send them; --json keeps them', async () => {

@@ -17,7 +17,7 @@ import type { Message } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import { readSavedView } from '../../store/saved-views.js';
 import { describeStoreFailure } from '../../store/store-open-error.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
+import { DEFAULT_PROVIDER, defaultModelFor } from '../../tokens/default-target.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import type { CliIo } from '../cli-io.js';
@@ -63,7 +63,7 @@ export async function agentTarget(io: CliIo, store: HistoryStore, agentId: strin
 /** {@link agentTarget} from the agent's stored meta. */
 async function targetOfMeta(io: CliIo, meta: Readonly<Record<string, unknown>>, flags: TargetFlags) {
   const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER);
-  const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : DEFAULT_MODEL);
+  const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : defaultModelFor(provider));
   // The agent's own budget unless one is given now.
   const budgetTokens = await resolveCliBudget(io, flags.budget, { provider, model });
   const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');

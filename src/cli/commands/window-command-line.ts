@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseCommandFlags, type StoreCommandFlags, storeFlagsShape, switchFlag, type TargetFlags, targetFlagsShape, textFlag } from '../command-flags.js';
 import { databaseUrlOption, dataDirOption, type DeclareCommand, inputFormatList, POLICY_HELP } from '../command-line.js';
-import { DEFAULT_MODEL, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
+import { DEFAULT_MODELS_TEXT, DEFAULT_PROVIDER } from '../../tokens/default-target.js';
 
 /** Flags of `sliding-context window`. */
 export interface WindowCommandOptions extends TargetFlags {
@@ -36,7 +36,7 @@ export const declareWindowCommand: DeclareCommand = (program, io) => {
     .option('--pin-first', 'keep the first exchange (usually the task) in every window')
     .option('--policy <name>', POLICY_HELP)
     .option('--provider <name>', `provider the request is for (default: from the body's format, else ${DEFAULT_PROVIDER})`)
-    .option('--model <name>', `model the request is for (default: the body's model, else ${DEFAULT_MODEL})`)
+    .option('--model <name>', `model the request is for (default: the body's model, else the provider's default: ${DEFAULT_MODELS_TEXT})`)
     .option('--format <format>', `input format: auto (default), ${inputFormatList('claude-code', 'codex')}`)
     .option('--repair', 'repair tool-call pairing (drop orphaned results, answer unanswered calls) and report each change')
     .option('--json', 'print the plan as JSON, with the messages and the request body to send')

@@ -1,7 +1,10 @@
 import type { WindowCommandOptions } from './window-command-line.js';
+import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
 import { repairPairing } from '../../exchange/repair-pairing.js';
+import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
 import { applyEvents } from '../../message/apply-events.js';
 import { isRecord } from '../../message/is-record.js';
+import type { ModelMessage } from '../../message/message.js';
 import { buildRequest, providerWireFormat, wireFormats } from '../../providers/wire-format.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
@@ -25,6 +28,7 @@ export async function runWindowCommand(file: string | undefined, options: Window
   let messages = applyEvents(input.messages);
   if (options.repair) {
     const repaired = repairPairing(messages);
+    requireRepaired(repaired.messages);
     for (const repair of repaired.repairs) io.stderr.write(`repaired: ${repair.description}\n`);
     messages = repaired.messages;
   }
@@ -88,4 +92,19 @@ export async function runAgentWindowCommand(agentId: string, flags: AgentWindowF
       io.stdout.write(renderWindowReport(plan, agentWindowRows(plan, exchanges), shown));
     }
   }, { create: false });
+}
+
+/**
+ * Refuses, before any repair is reported, a conversation `--repair` could not make whole: a tool
+ * call id used by two calls at once, which no repair can tell apart.
+ * @throws SlidingContextError `DUPLICATE_TOOL_CALL_ID` (or what else the repaired messages fail on)
+ */
+function requireRepaired(messages: readonly ModelMessage[]): void {
+  try {
+    requireValidConversation(messages);
+  } catch (error) {
+    if (!isSlidingContextError(error, 'DUPLICATE_TOOL_CALL_ID')) throw error;
+    const problem = error.message.replace(/; fix the conversation or repair its pairing explicitly\.$/, '');
+    throw new SlidingContextError('DUPLICATE_TOOL_CALL_ID', `${problem}; --repair leaves a reused tool call id alone (it cannot tell which call a result meant): give each call its own id in the input. Nothing was repaired.`, { cause: error });
+  }
 }

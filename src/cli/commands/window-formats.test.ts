@@ -14,6 +14,14 @@ describe('window and count on provider bodies', () => {
     expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'google', provider: 'google', model: 'gemini-2.5-pro', method: 'gemini estimate' });
   });
 
+  it('without a model, counts for the provider\'s own default model, not another provider\'s', async () => {
+    const google = await runCli(['count', '-', '--json'], { stdin: fixture('google/function-calling.json') });
+    expect(JSON.parse(google.stdout)).toMatchObject({ provider: 'google', model: 'gemini-2.5-flash' });
+    const { stdout, stderr } = await runCli(['window', '-', '--provider', 'anthropic'], { stdin: JSON.stringify([{ role: 'user', content: 'hi' }]) });
+    expect(stdout).toContain('anthropic/claude-sonnet-4-6');
+    expect(stderr).not.toContain('Unknown model');
+  });
+
   it('--body prints the windowed request in the input\'s format, ready to send', async () => {
     const { stdout, stderr } = await runCli(['window', '-', '--budget', '1', '--body'], { stdin: fixture('openai-chat/parallel-tool-calls.json') });
     const body = JSON.parse(stdout) as { model: string; tool_choice: string; messages: { role: string; content: unknown }[]; tools: unknown[] };
@@ -56,6 +64,12 @@ describe('window and count on provider bodies', () => {
     await expect(runCli(['window', '-'], { stdin: orphan })).rejects.toMatchObject({ code: 'ORPHANED_TOOL_RESULT' });
     const repaired = await runCli(['window', '-', '--repair', '--json'], { stdin: orphan });
     expect(repaired.stderr).toContain('dropped the orphaned tool result for "x"');
+    // A call id used twice at once is no repair's to make: refused before any repair is reported.
+    const reused = JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 't', input: {} }, { type: 'tool-call', toolCallId: 'a', toolName: 't', input: {} }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'x' } }] }]);
+    await expect(runCli(['window', '-', '--repair'], { stdin: reused })).rejects.toMatchObject({
+      code: 'DUPLICATE_TOOL_CALL_ID',
+      message: expect.stringMatching(/^messages\[1\]\.content\[1\]: .*; --repair leaves a reused tool call id alone .* Nothing was repaired\.$/),
+    });
   });
 
   it('a GPT-4o trace that uses one call id for several calls, each answered before the next, windows as sent and needs no repair', async () => {

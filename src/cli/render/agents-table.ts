@@ -34,7 +34,8 @@ export function renderAgentsTable(agents: readonly AgentSummary[], now: Date): s
   const rows = agentTreeRows(agents).map(({ agent, prefix }) => [
     // A fork's id repeats its root's: the tree shows the root, so the fork shows its own part.
     `${prefix}${prefix === '' ? agent.agentId : (agent.agentId.split(':')[1] ?? agent.agentId)}`,
-    agent.name ?? '',
+    // A name is one line here, however it was given.
+    agent.name === null ? '' : clipText(agent.name, 40),
     agent.provider === null ? '' : `${agent.provider}/${agent.model ?? '?'}`,
     agent.title === null ? '' : `"${clipText(agent.title, 40)}"`,
     formatNumber(agent.messages + agent.inheritedMessages),

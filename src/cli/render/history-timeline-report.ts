@@ -62,11 +62,11 @@ function eventLine(row: TimelineEventRow, now: Date): string {
       case 'clear':
         return `clear (seq ${row.seq})${tookOut}`;
       case 'mark':
-        return `mark${row.label === null ? '' : ` "${row.label}"`} (seq ${row.seq})`;
+        return `mark${row.label === null ? '' : ` "${clipText(row.label, 60)}"`} (seq ${row.seq})`;
       case 'rewind':
-        return `rewind to ${row.label === null ? 'the latest mark' : `"${row.label}"`} (seq ${row.seq})${tookOut}`;
+        return `rewind to ${row.label === null ? 'the latest mark' : `"${clipText(row.label, 60)}"`} (seq ${row.seq})${tookOut}`;
       case 'fork': {
-        const name = row.fork?.childName ? ` "${row.fork.childName}"` : '';
+        const name = row.fork?.childName ? ` "${clipText(row.fork.childName, 40)}"` : '';
         return row.fork?.direction === 'child'
           ? `fork → ${row.fork.childId}${name} (at seq ${row.seq})`
           : `forked from ${row.agentId} at seq ${row.seq} → ${row.fork?.childId ?? ''}${name}`;

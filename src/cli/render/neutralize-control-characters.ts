@@ -5,11 +5,17 @@
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+/** The line and paragraph separators and the direction overrides and isolates, which reorder what a terminal shows (Trojan Source). */
+const FORMAT_CHARACTERS = /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 /**
  * Text for a terminal with every control character shown as a visible `\xNN` instead of sent raw,
  * so that stored titles, tool names and outputs cannot move the cursor, retitle the window or clear
- * the screen. Tab and newline are kept. Only human output goes through it; JSON output escapes them.
+ * the screen, and the separators and direction controls as `\uNNNN`, so that they cannot reorder
+ * it. Tab and newline are kept. Only human output goes through it; JSON output escapes them.
  */
 export function neutralizeControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text
+    .replace(CONTROL_CHARACTERS, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(FORMAT_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
 }
