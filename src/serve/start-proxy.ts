@@ -95,7 +95,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const target = upstreamPath(request.url ?? '/');
     // Without a token, loopback is the guard: a request that names another host or comes from another site's page is refused, web view included.
-    const foreign = guarded ? undefined : foreignCallerOf(request.headers);
+    const foreign = foreignCallerOf(request.headers, options.token);
     if (foreign !== undefined) {
       request.resume();
       answerError(response, apiOfRequest(target.path, request.headers), new SlidingContextError('FORBIDDEN', foreign));

@@ -26,10 +26,9 @@ export async function startWebServer(options: WebHandlerOptions & { readonly por
     throw new SlidingContextError('INVALID_OPTION', `--host ${host}: the web view is reachable from other machines there; give --token <secret> (or serve on 127.0.0.1).`);
   }
   const handler = createWebHandler(options);
-  const guarded = options.token !== undefined && options.token !== '';
   const server = createServer((request, response) => {
     // Without a token, loopback is the guard: another host's name (DNS rebinding) or another site's page is refused.
-    const foreign = guarded ? undefined : foreignCallerOf(request.headers);
+    const foreign = foreignCallerOf(request.headers, options.token);
     if (foreign !== undefined) {
       response.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`403 ${foreign}\n`);
       return;
