@@ -1,13 +1,15 @@
 import { Readable } from 'node:stream';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
+import { readUtf8Lines } from './read-utf8-lines.js';
 
 /** Runs the CLI in-process on the given arguments, files and stdin; returns what it printed. */
 export async function runCli(
   args: readonly string[],
   options: {
-    files?: Record<string, string>;
-    stdin?: string;
+    /** Text, or bytes (a file that is not UTF-8). */
+    files?: Record<string, string | Uint8Array>;
+    stdin?: string | Uint8Array;
     env?: Record<string, string>;
     stderrIsTerminal?: boolean;
     stdoutIsTerminal?: boolean;
@@ -42,9 +44,10 @@ export async function runCli(
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),
     readLines(path) {
-      const text = path === '-' ? options.stdin : options.files?.[path];
-      if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
-      return Readable.from(text.split(/\r?\n/)) as AsyncIterable<string>;
+      const content = path === '-' ? options.stdin : options.files?.[path];
+      if (content === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      // Read as the CLI reads a file's lines: bytes that are not UTF-8 are refused.
+      return readUtf8Lines(Readable.from([typeof content === 'string' ? Buffer.from(content) : content]), path === '-' ? 'stdin' : path);
     },
     fileSize: (path) => Promise.resolve(Buffer.byteLength(options.files?.[path] ?? '')),
     onInterrupt: () => () => undefined,

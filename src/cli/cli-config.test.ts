@@ -59,14 +59,53 @@ describe('CLI settings: sliding-context.config.json, then env vars, then flags',
     await expect(windowWith({}, {}, [...unknown, '--context-window', 'big'])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringMatching(/^--context-window: /) });
   });
 
+  it('takes a budget with whitespace around it alike from --budget, SLIDING_CONTEXT_TOKENS and the file, and refuses an all-whitespace one naming where it came from', async () => {
+    const file = (budget: string) => ({ 'sliding-context.config.json': JSON.stringify({ budget }) });
+    const target = ['--provider', 'openai', '--model', 'gpt-4o'];
+    const modelBudget = (await windowWith({}, {}, ['--budget', 'model', ...target])).budgetTokens;
+    for (const [value, expected] of [[' 20000 ', 20_000], ['\t20000\n', 20_000], [' model ', modelBudget]] as const) {
+      expect((await windowWith({}, {}, ['--budget', value, ...target])).budgetTokens).toBe(expected);
+      expect((await windowWith({}, { SLIDING_CONTEXT_TOKENS: value }, target)).budgetTokens).toBe(expected);
+      expect((await windowWith(file(value), {}, target)).budgetTokens).toBe(expected);
+    }
+    for (const blank of [' ', '\t ']) {
+      const refused = (source: string) => ({ code: 'BUDGET_INVALID', message: `${source} must be a whole number of tokens, 0 or more (0 disables windowing); got ${JSON.stringify(blank)}.` });
+      await expect(windowWith({}, {}, ['--budget', blank])).rejects.toMatchObject(refused('--budget'));
+      await expect(windowWith({}, { SLIDING_CONTEXT_TOKENS: blank })).rejects.toMatchObject(refused('SLIDING_CONTEXT_TOKENS'));
+      await expect(windowWith(file(blank))).rejects.toMatchObject(refused('sliding-context.config.json: budget'));
+    }
+    // An empty env var is unset (benchmarks clear it so); an empty flag or file value is refused.
+    expect((await windowWith({}, { SLIDING_CONTEXT_TOKENS: '' })).budgetTokens).toBe(100_000);
+    expect((await windowWith(file('30000'), { SLIDING_CONTEXT_TOKENS: '' })).budgetTokens).toBe(30_000);
+    await expect(windowWith({}, {}, ['--budget', ''])).rejects.toMatchObject({ code: 'BUDGET_INVALID', message: expect.stringMatching(/^--budget must be/) });
+    await expect(windowWith(file(''))).rejects.toMatchObject({ code: 'BUDGET_INVALID', message: expect.stringMatching(/^sliding-context\.config\.json: budget must be/) });
+  });
+
   it.each([
-    [{ budget: -5 }, 'INVALID_OPTION', /sliding-context\.config\.json: budget: /],
+    [{ budget: -5 }, 'BUDGET_INVALID', /^sliding-context\.config\.json: budget must be a whole number of tokens, 0 or more \(0 disables windowing\); got -5\.$/],
+    [{ budget: true }, 'BUDGET_INVALID', /^sliding-context\.config\.json: budget must be a whole number of tokens/],
     [{ policy: 'halves' }, 'INVALID_POLICY', /sliding-context\.config\.json: policy: /],
     [{ condense: { thresholdPercent: 150 } }, 'INVALID_OPTION', /sliding-context\.config\.json: condense\.thresholdPercent: /],
     [{ condense: { maxSummaryShare: 0.8 } }, 'INVALID_OPTION', /sliding-context\.config\.json: condense\.maxSummaryShare: /],
     [{ bugdet: 1000 }, 'INVALID_OPTION', /sliding-context\.config\.json: \(top level\): .*bugdet/],
   ])('refuses a bad config file, naming the field: %o', async (bad, code, message) => {
     await expect(windowWith({ 'sliding-context.config.json': JSON.stringify(bad) })).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+  });
+
+  it('reads a config file or package.json that starts with a byte order mark, as text or as bytes', async () => {
+    const withMark = '\uFEFF' + JSON.stringify({ budget: 30_000 });
+    expect(await windowWith({ 'sliding-context.config.json': withMark })).toMatchObject({ budgetTokens: 30_000 });
+    const { stdout } = await runCli(['window', 'session.json', '--json'], { files: { 'session.json': example, 'sliding-context.config.json': Buffer.from(withMark) } });
+    expect(JSON.parse(stdout)).toMatchObject({ budgetTokens: 30_000 });
+    expect(await windowWith({ 'package.json': '\uFEFF' + JSON.stringify({ name: 'my-agent', slidingContext: { budget: 12_345 } }) })).toMatchObject({ budgetTokens: 12_345 });
+  });
+
+  it('refuses a config file that is not UTF-8, naming the first bad byte', async () => {
+    const latin1 = Buffer.from('{"provider": "openai", "model": "gpt-4o-café"}', 'latin1');
+    await expect(runCli(['window', 'session.json', '--json'], { files: { 'session.json': example, 'sliding-context.config.json': latin1 } })).rejects.toMatchObject({
+      code: 'INPUT_NOT_TEXT',
+      message: `sliding-context.config.json is not valid UTF-8 (byte ${latin1.indexOf(0xe9)}); JSON must be UTF-8, so save it as UTF-8.`,
+    });
   });
 
   it('refuses a config file that is not JSON, and a policy flag that names no policy', async () => {

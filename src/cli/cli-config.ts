@@ -7,7 +7,8 @@ import { parseJsonText } from '../message/parse-json-text.js';
 import { estimateFamilies, type EstimateFamilyName } from '../tokens/data/estimate-families.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
-import { condenseProfileSetting } from './cli-settings.js';
+import { condenseProfileSetting, parseBudgetSetting } from './cli-settings.js';
+import { decodeInputText, type InputContent } from './decode-input-text.js';
 
 /** The file the CLI reads its settings from, in the working directory. */
 export const CONFIG_FILE = 'sliding-context.config.json';
@@ -29,7 +30,7 @@ const profileSchema = z.object({ thresholdPercent: z.number() }).strict();
 
 /** Settings of the CLI, as a config file holds them; flags and env vars win over them. */
 export const CLI_CONFIG_SCHEMA = z.object({
-  /** Tokens, or `"model"` for the model's window less reserved output and a buffer. */
+  /** Tokens, or `"model"` for the model's window less reserved output and a buffer (see `parseCliConfig`). */
   budget: z.union([z.number().int().min(0), z.literal('model')]).optional(),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
@@ -62,24 +63,30 @@ export const CLI_CONFIG_SCHEMA = z.object({
 
 export type CliConfig = z.infer<typeof CLI_CONFIG_SCHEMA>;
 
-/** Checks settings read from `source`, naming the field of the first problem. */
+/**
+ * Checks settings read from `source`, naming the field of the first problem. The budget is
+ * checked first, as `--budget` and `SLIDING_CONTEXT_TOKENS` are.
+ * @throws SlidingContextError `BUDGET_INVALID`, `INVALID_POLICY` or `INVALID_OPTION`
+ */
 export function parseCliConfig(value: unknown, source: string): CliConfig {
-  const parsed = CLI_CONFIG_SCHEMA.safeParse(value);
+  const checked = isRecord(value) && value.budget !== undefined ? { ...value, budget: parseBudgetSetting(value.budget, `${source}: budget`) } : value;
+  const parsed = CLI_CONFIG_SCHEMA.safeParse(checked);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.length ? issue.path.join('.') : '(top level)';
   throw new SlidingContextError(issue?.path[0] === 'policy' ? 'INVALID_POLICY' : 'INVALID_OPTION', `${source}: ${field}: ${issue?.message ?? 'invalid'}.`);
 }
 
-function parseJson(text: string, source: string): unknown {
-  return parseJsonText(text, source, 'a JSON object of settings');
+/** The settings in `content`, UTF-8 with or without a byte order mark (editors on Windows write one). */
+function parseJson(content: InputContent, source: string): unknown {
+  return parseJsonText(decodeInputText(content, source), source, 'a JSON object of settings');
 }
 
 /**
  * Reads a settings file, or undefined when there is none.
  * @throws SlidingContextError `CONFIG_INVALID` when it is there but cannot be read (a directory, no permission)
  */
-async function readSettingsFile(io: Pick<CliIo, 'readText'>, path: string): Promise<string | undefined> {
+async function readSettingsFile(io: Pick<CliIo, 'readText'>, path: string): Promise<InputContent | undefined> {
   try {
     return await io.readText(path);
   } catch (error) {
@@ -96,7 +103,8 @@ const loaded = new WeakMap<Pick<CliIo, 'readText'>, Promise<CliConfig>>();
 /**
  * The CLI's settings file: `sliding-context.config.json` in the working directory, else the
  * `slidingContext` key of its package.json, else none. Read once per run.
- * @throws SlidingContextError `INVALID_OPTION`, naming the file and field; `CONFIG_INVALID` for a file that cannot be read
+ * @throws SlidingContextError `INVALID_OPTION` (or `BUDGET_INVALID`, `INVALID_POLICY`), naming the file and field;
+ * `CONFIG_INVALID` for a file that cannot be read; `INPUT_NOT_TEXT` for one that is not UTF-8
  */
 export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
   let config = loaded.get(io);
@@ -108,11 +116,11 @@ export function loadCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
 }
 
 async function readCliConfig(io: Pick<CliIo, 'readText'>): Promise<CliConfig> {
-  const text = await readSettingsFile(io, CONFIG_FILE);
-  if (text !== undefined) return parseCliConfig(parseJson(text, CONFIG_FILE), CONFIG_FILE);
-  const manifestText = await readSettingsFile(io, 'package.json');
-  if (manifestText === undefined) return {};
-  const manifest = parseJson(manifestText, 'package.json');
+  const content = await readSettingsFile(io, CONFIG_FILE);
+  if (content !== undefined) return parseCliConfig(parseJson(content, CONFIG_FILE), CONFIG_FILE);
+  const manifestContent = await readSettingsFile(io, 'package.json');
+  if (manifestContent === undefined) return {};
+  const manifest = parseJson(manifestContent, 'package.json');
   if (isRecord(manifest) && manifest.slidingContext !== undefined) return parseCliConfig(manifest.slidingContext, 'package.json "slidingContext"');
   return {};
 }

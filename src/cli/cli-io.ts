@@ -12,12 +12,14 @@ export interface CliIo {
   writeText?(path: string, text: string): Promise<void>;
   /** Environment variables (only those the CLI reads matter). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readText(path: string): Promise<string>;
-  /** The lines of a file (`-` for stdin), read as they come, without their line ends. */
+  /** A file's bytes, decoded where they are read (see `decodeInputText`), or its text. */
+  readText(path: string): Promise<string | Uint8Array>;
+  /** The lines of a file (`-` for stdin), read as they come, without their line ends (see `readUtf8Lines`). */
   readLines(path: string): AsyncIterable<string>;
   /** A file's size in bytes. */
   fileSize(path: string): Promise<number>;
-  readStdin(): Promise<string>;
+  /** Stdin's bytes, or its text, as `readText` gives a file's. */
+  readStdin(): Promise<string | Uint8Array>;
   /** The interactive terminal, for `chat`: absent where there is none. */
   readonly terminal?: {
     readonly input: NodeJS.ReadableStream;

@@ -71,7 +71,10 @@ describe('CLI settings: a flag beats its env var, which beats the config file', 
     expect(budgetSetting('20000', { SLIDING_CONTEXT_TOKENS: '10' })).toBe(20_000);
     expect(budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: ' 10 ' })).toBe(10);
     expect(budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: 'model' })).toBe('model');
-    expect(budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: '  ' })).toBeUndefined();
+    expect(budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: '' })).toBeUndefined();
+    expect(budgetSetting(' model ', {})).toBe('model');
+    expect(() => budgetSetting(' ', {})).toThrow(/^--budget must be a whole number/);
+    expect(() => budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: '  ' })).toThrow(/^SLIDING_CONTEXT_TOKENS must be a whole number/);
     expect(() => budgetSetting('-5', {})).toThrow(/--budget must be a whole number/);
     expect(() => budgetSetting(undefined, { SLIDING_CONTEXT_TOKENS: 'lots' })).toThrow(/SLIDING_CONTEXT_TOKENS must be a whole number/);
   });

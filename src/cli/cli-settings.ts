@@ -92,17 +92,26 @@ export function settingFromEnv(name: EnvAtUseSetting, flags: { readonly [Name in
 }
 
 /**
+ * A budget as a flag, an env var or the config file gives it: tokens or `model`, whitespace
+ * around it ignored. `source` names where it came from, for the error.
+ * @throws SlidingContextError `BUDGET_INVALID`, for an empty or all-whitespace value too
+ */
+export function parseBudgetSetting(value: unknown, source: string): number | 'model' {
+  if (typeof value === 'string' && value.trim() === 'model') return 'model';
+  return validateBudgetTokens(value, source);
+}
+
+/**
  * The budget a run asks for: tokens, `model`, or undefined. A flag's or the env's text is
- * checked here (naming `--budget` or `SLIDING_CONTEXT_TOKENS`); the config file's value was
- * checked when the file was read, and a number from it is used as it is.
+ * checked here (naming `--budget` or `SLIDING_CONTEXT_TOKENS`; an empty env var is unset); the
+ * config file's value was checked when the file was read, and a number from it is used as it is.
  * @throws SlidingContextError `BUDGET_INVALID`
  */
 export function budgetSetting(flag: string | number | undefined, env: CliIo['env']): number | 'model' | undefined {
   if (typeof flag === 'number') return flag;
-  if (flag !== undefined) return flag.trim() === 'model' ? 'model' : validateBudgetTokens(flag, '--budget');
+  if (flag !== undefined) return parseBudgetSetting(flag, '--budget');
   const fromEnv = settingFromEnv('budget', {}, env);
-  if (fromEnv === undefined || fromEnv.trim() === '') return undefined;
-  return fromEnv.trim() === 'model' ? 'model' : validateBudgetTokens(fromEnv, 'SLIDING_CONTEXT_TOKENS');
+  return fromEnv === undefined ? undefined : parseBudgetSetting(fromEnv, 'SLIDING_CONTEXT_TOKENS');
 }
 
 /**

@@ -4,13 +4,14 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import nodeModule from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import { text } from 'node:stream/consumers';
+import { buffer } from 'node:stream/consumers';
 import { CommanderError } from 'commander';
 import { redactSecrets } from '../errors/redact-secrets.js';
 import { isSlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
 import { usageError } from './usage-error.js';
+import { readUtf8Lines } from './read-utf8-lines.js';
 
 // Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
@@ -21,11 +22,12 @@ import { usageError } from './usage-error.js';
 // each is set.
 setFlagsFromString('--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering');
 
-async function readStdin(): Promise<string> {
+/** Stdin's bytes: the reader checks they are UTF-8 before it decodes them. */
+async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) {
     throw new Error('no input file given and stdin is a terminal; pass a file or pipe JSON in');
   }
-  return text(process.stdin);
+  return buffer(process.stdin);
 }
 
 /** Asks on the terminal (stderr, so that stdout stays the command's output); only `y` is yes. */
@@ -58,8 +60,8 @@ const io: CliIo = {
   confirm: process.stdin.isTTY && process.stderr.isTTY ? confirmOnTerminal : undefined,
   writeText: (path, text) => writeFile(path, text, 'utf8'),
   env: process.env,
-  readText: (path) => readFile(path, 'utf8'),
-  readLines: (path) => createInterface({ input: path === '-' ? process.stdin : createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY }),
+  readText: (path) => readFile(path),
+  readLines: (path) => readUtf8Lines(path === '-' ? process.stdin : createReadStream(path), path === '-' ? 'stdin' : path),
   fileSize: async (path) => (await stat(path)).size,
   terminal: { input: process.stdin, output: process.stdout },
   cwd: process.cwd(),

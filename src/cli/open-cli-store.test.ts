@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createServerDatabase } from '../testing/server-database.js';
 import { runCli } from './_test-cli.js';
+import { cliStoreLocation } from './open-cli-store.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'sliding-context-cli-store-'));
@@ -61,6 +62,45 @@ describe('an empty store flag', () => {
     const error: unknown = await runCli(['agents', flag, ''], { env: { HOME: home, XDG_DATA_HOME: join(home, 'data') } }).then(() => undefined, (caught: unknown) => caught);
     expect(String(error)).toContain(`${flag}: the value is empty`);
     expect(existsSync(home)).toBe(false);
+  });
+});
+
+describe('a data directory that starts with ~ (which the shell leaves as it is after `=`)', () => {
+  it('is under the home directory, from --data-dir=~/…, SLIDING_CONTEXT_DATA_DIR and the config file', async () => {
+    const home = join(directory, 'home');
+    vi.stubEnv('HOME', home);
+    try {
+      expect(homedir()).toBe(home);
+      const inHome = join(home, 'store');
+      expect(await storeChosen(['--data-dir=~/store'], {}, {})).toBe(inHome);
+      expect(await storeChosen([], { SLIDING_CONTEXT_DATA_DIR: '~/store' }, {})).toBe(inHome);
+      expect(await storeChosen([], {}, { dataDir: '~/store' })).toBe(inHome);
+      expect(cliStoreLocation({ env: {} }, { dataDir: '~' })).toEqual({ dataDir: home });
+      for (const kept of ['~other/store', 'store/~/inside', './~']) expect(cliStoreLocation({ env: {} }, { dataDir: kept })).toEqual({ dataDir: kept });
+      expect(existsSync(home)).toBe(false);
+      expect(existsSync(join(root, '~'))).toBe(false);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
+
+describe('a relative XDG_DATA_HOME or an empty HOME', () => {
+  it('is not taken as a folder under the working directory: the XDG spec ignores a relative one, and the user\'s home is the system\'s', async () => {
+    const home = join(directory, 'xdg-home');
+    vi.stubEnv('HOME', home);
+    try {
+      const inHome = join(home, '.local', 'share', 'sliding-context');
+      expect(await storeChosen([], { XDG_DATA_HOME: '~/data', HOME: home }, {})).toBe(inHome);
+      expect(await storeChosen([], { XDG_DATA_HOME: 'data', HOME: home }, {})).toBe(inHome);
+      expect(await storeChosen([], { XDG_DATA_HOME: join(home, 'xdg'), HOME: home }, {})).toBe(join(home, 'xdg', 'sliding-context'));
+      vi.stubEnv('HOME', '');
+      const own = cliStoreLocation({ env: {} }, { dataDir: '~/store' });
+      expect(own).toEqual({ dataDir: join(userInfo().homedir, 'store') });
+      expect(isAbsolute((own as { dataDir: string }).dataDir)).toBe(true);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { defaultDataDir } from '../store/default-data-dir.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { CliIo } from './cli-io.js';
 import { settingFromEnv } from './cli-settings.js';
+import { expandHomeDirectory } from './expand-home-directory.js';
 
 /** The store flags every store command takes. */
 export interface StoreFlags {
@@ -18,18 +19,20 @@ export interface StoreFlags {
  * `create: false` (read-only commands) refuses a directory or a server database that holds no
  * store yet, creating nothing there. An empty flag is refused (an unset shell variable in
  * `--data-dir "$DIR"` must not reach the data home's store); an empty env var counts as unset.
+ * A directory's leading `~/` is the home directory, from a flag, the env var or the config file.
  * @throws SlidingContextError `INVALID_OPTION` for an empty `--data-dir` or `--database-url`
  */
-export function cliStoreLocation(io: CliIo, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
+export function cliStoreLocation(io: Pick<CliIo, 'env'>, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
   for (const [flag, value] of [['--data-dir', flags.dataDir], ['--database-url', flags.databaseUrl]] as const) {
     if (value !== undefined && value.trim() === '') throw new SlidingContextError('INVALID_OPTION', `${flag}: the value is empty; give ${flag === '--data-dir' ? 'a directory' : 'a postgres:// URL'}, or leave the option out.`);
   }
   const create = options.create === false ? { create: false } : {};
   if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl, ...create };
-  if (flags.dataDir) return { dataDir: flags.dataDir, ...create };
+  if (flags.dataDir) return { dataDir: expandHomeDirectory(flags.dataDir), ...create };
   const databaseUrl = settingFromEnv('databaseUrl', flags, io.env);
   if (databaseUrl !== undefined) return { databaseUrl, ...create };
-  return { dataDir: settingFromEnv('dataDir', flags, io.env) ?? defaultDataDir(io.env), ...create };
+  const dataDir = settingFromEnv('dataDir', flags, io.env);
+  return { dataDir: dataDir === undefined ? defaultDataDir(io.env) : expandHomeDirectory(dataDir), ...create };
 }
 
 /**

@@ -69,6 +69,8 @@ interface Paths {
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR'), Buffer.alloc(64, 0x1b), Buffer.alloc(64, 0)]);
 const RAW_BYTES = ['\u0000', '\u001b', '\ufffd', 'PNG'];
+/** A conversation saved as Latin-1: its `é` is a byte that UTF-8 has no character for. */
+const latin1 = Buffer.from(JSON.stringify([{ role: 'user', content: 'Meet at the café.' }]), 'latin1');
 
 const store = (paths: Paths) => join(paths.storeHome, 'store');
 
@@ -96,6 +98,9 @@ const cases: Case[] = [
   { name: 'window of a PNG', args: (paths) => ['window', join(paths.directory, 'image.png')], code: 'INPUT_NOT_TEXT', never: RAW_BYTES },
   { name: 'import of a PNG', args: (paths) => ['import', join(paths.directory, 'image.png'), '--data-dir', store(paths)], code: 'INPUT_NOT_TEXT', never: RAW_BYTES, unchanged: (paths) => paths.storeHome },
   { name: 'import of a PNG named .jsonl', args: (paths) => ['import', join(paths.directory, 'image.jsonl'), '--data-dir', store(paths)], code: 'INPUT_NOT_TEXT', never: RAW_BYTES, unchanged: (paths) => paths.storeHome },
+  { name: 'count of a bare PNG signature', args: (paths) => ['count', join(paths.directory, 'signature.png')], code: 'INPUT_NOT_TEXT', mentions: ['is not text'], never: RAW_BYTES },
+  { name: 'count of a file that is not UTF-8', args: (paths) => ['count', join(paths.directory, 'latin1.json')], code: 'INPUT_NOT_TEXT', mentions: [`is not valid UTF-8 (byte ${latin1.indexOf(0xe9)})`], never: ['\ufffd'] },
+  { name: 'import of a file that is not UTF-8', args: (paths) => ['import', join(paths.directory, 'latin1.json'), '--data-dir', store(paths)], code: 'INPUT_NOT_TEXT', mentions: ['is not valid UTF-8'], unchanged: (paths) => paths.storeHome },
   { name: 'import of a program', args: (paths) => ['import', join(paths.directory, 'program'), '--data-dir', store(paths)], code: 'INPUT_NOT_TEXT', never: ['\u0000', '\u007f', 'ELF'], unchanged: (paths) => paths.storeHome },
 ];
 
@@ -128,6 +133,8 @@ describe('failures outside the program: one error[CODE] line, exit 2, no stack, 
     writeFileSync(join(directory, 'deep.jsonl'), `{"type":"user"}\n{"type":"user","message":${deep(100_000)}}\n`);
     writeFileSync(join(directory, 'image.png'), png);
     writeFileSync(join(directory, 'image.jsonl'), png);
+    writeFileSync(join(directory, 'signature.png'), png.subarray(0, 8));
+    writeFileSync(join(directory, 'latin1.json'), latin1);
     writeFileSync(join(directory, 'program'), Buffer.concat([Buffer.from('\u007fELF\u0002\u0001\u0001'), Buffer.alloc(256, 0)]));
     const history = await HistoryStore.open({ dataDir: join(homes.storeHome, 'store') });
     const agentId = await history.createAgent();

@@ -1,21 +1,27 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { readTranscript, TRANSCRIPT_FORMATS } from '../sources/read-transcript.js';
-import { parseJsonLines, type TranscriptFormat } from '../sources/transcript.js';
+import { parseJsonLines, TRANSCRIPT_WIRE_FORMATS, type TranscriptFormat } from '../sources/transcript.js';
 import { type WireFormat, wireFormats } from '../providers/wire-format.js';
-import { type ConversationInput, isJsonLines, parseConversationInput, withoutByteOrderMark } from '../import/conversation-input.js';
+import { type ConversationInput, isJsonLines, parseConversationInput } from '../import/conversation-input.js';
 import type { CliIo } from './cli-io.js';
+import { decodeInputText, type InputContent } from './decode-input-text.js';
 
 export { type ConversationInput, isJsonLines, parseConversationInput, providerOfFormat, resolveTarget, withoutByteOrderMark } from '../import/conversation-input.js';
 
-/** Reads the text of a file, or of stdin for `-` or no path. */
+/**
+ * Reads the text of a file, or of stdin for `-` or no path, as UTF-8.
+ * @throws SlidingContextError `INPUT_UNREADABLE`; `INPUT_NOT_TEXT` for bytes that are not UTF-8, naming the first
+ */
 export async function readInputText(io: CliIo, path: string | undefined): Promise<string> {
   const name = path === undefined || path === '-' ? 'stdin' : path;
+  let content: InputContent;
   try {
-    return withoutByteOrderMark(name === 'stdin' ? await io.readStdin() : await io.readText(name));
+    content = name === 'stdin' ? await io.readStdin() : await io.readText(name);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('INPUT_UNREADABLE', `Cannot read ${name}: ${reason}.`, { cause: error });
   }
+  return decodeInputText(content, name);
 }
 
 /** Checks a `--format` value. */
@@ -25,9 +31,6 @@ export function parseFormatOption(value: string | undefined): WireFormat | 'auto
   if (!format) throw new SlidingContextError('INVALID_OPTION', `--format must be auto or one of ${[...wireFormats, ...TRANSCRIPT_FORMATS].join(', ')}; got "${value}".`);
   return format;
 }
-
-/** The wire format an agent transcript's messages are in, for counting and for the body rebuilt. */
-const transcriptWireFormat: Readonly<Record<TranscriptFormat, WireFormat>> = { 'claude-code': 'anthropic', 'codex': 'openai-responses' };
 
 /**
  * Reads what `window` and `count` are given: a provider body or message array, or an agent
@@ -48,7 +51,7 @@ export async function readConversationInput(io: CliIo, file: string | undefined,
   const transcript = readTranscript(parseJsonLines(text.split(/\r?\n/)), { format: transcriptFormat, source });
   for (const broken of transcript.brokenLines) io.stderr.write(`line ${broken.line}: skipped, ${broken.reason}\n`);
   return {
-    format: transcriptWireFormat[transcript.format],
+    format: TRANSCRIPT_WIRE_FORMATS[transcript.format],
     detected: transcript.detected,
     system: transcript.system,
     tools: transcript.tools,

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,10 +33,10 @@ interface Run {
   readonly stderr: string;
 }
 
-/** The built binary on the store, as a second terminal runs it; killed if it takes over 30 s. */
-function cli(args: readonly string[]): Promise<Run> {
+/** The built binary on the store (or on `store`), as a second terminal runs it; killed if it takes over 30 s. */
+function cli(args: readonly string[], store = dataDir): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [binary, ...args, ...flags], { cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [binary, ...args, '--data-dir', store], { cwd: root, env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '', NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -155,6 +155,43 @@ describe('a second terminal while another process holds the PGlite store', () =>
       else expectOneLineError(read);
     }
   }, 180_000);
+});
+
+describe('a second terminal while a large import closes the store', () => {
+  it('a command started once the import printed its result waits for it to let the store go, then runs', async () => {
+    const largeDir = join(directory, 'large');
+    const file = join(directory, 'large.json');
+    const messages = Array.from({ length: 3000 }, (_, index) => [
+      { role: 'user', content: `question ${index}: ${'what does the build step do here? '.repeat(20)}` },
+      { role: 'assistant', content: `answer ${index}: ${'it compiles the sources and links them. '.repeat(20)}` },
+    ]).flat();
+    writeFileSync(file, JSON.stringify(messages));
+    const importing = spawn(process.execPath, [binary, 'import', file, '--data-dir', largeDir], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: '', SLIDING_CONTEXT_DATA_DIR: '', NO_COLOR: '1' },
+    });
+    running.add(importing);
+    let importOutput = '';
+    importing.stdout.on('data', (chunk: Buffer) => (importOutput += chunk.toString('utf8')));
+    importing.stderr.on('data', (chunk: Buffer) => (importOutput += chunk.toString('utf8')));
+    const state = { closed: false };
+    const exited = new Promise<number | null>((resolve) => importing.once('exit', (code) => {
+      state.closed = true;
+      running.delete(importing);
+      resolve(code);
+    }));
+    for (const until = Date.now() + 150_000; !importOutput.includes('imported 6,000 messages') && !state.closed && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(importOutput).toContain('imported 6,000 messages');
+    // The result is out, and the import still holds the store while it writes it out and closes.
+    expect(existsSync(`${largeDir}.lock`)).toBe(true);
+    const runs = await Promise.all([cli(['agents', '--json'], largeDir), cli(['agents', '--json'], largeDir)]);
+    while (!state.closed) runs.push(await cli(['agents', '--json'], largeDir));
+    expect(await exited, importOutput).toBe(0);
+    for (const run of runs) {
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject([{ messages: 6000 }]);
+    }
+  }, 240_000);
 });
 
 describe('a second terminal while a chat runs', () => {

@@ -1,6 +1,7 @@
 import { isRecord } from '../message/is-record.js';
 import type { ToolDefinition } from '../message/message.js';
 import { parseToolDefinitions } from '../message/parse-messages.js';
+import { sameJsonValue } from '../message/same-json-value.js';
 import { type CountTarget, countTargetKey, type TokenCount } from '../tokens/token-counter.js';
 import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from '../window/budget-tokens.js';
 
@@ -43,6 +44,40 @@ export function newAgentMeta(target: CountTarget, settings: SettingsOverrides, p
     pinFirstExchange: settings.pinFirstExchange === true,
     ...(settings.system === undefined ? {} : { system: settings.system }),
     ...(settings.tools === undefined ? {} : { tools: settings.tools }),
+    preambleCount: { ...preambleCount, target: countTargetKey(target) },
+  };
+}
+
+/** A model and the system prompt and tools a call sent it, and the wire format of its body when given. */
+export interface SentPreamble extends CountTarget {
+  readonly system: string | undefined;
+  readonly tools: readonly ToolDefinition[] | undefined;
+  readonly format?: string | undefined;
+}
+
+/**
+ * True when `meta` holds the model, system prompt and tools `sent`, and the count of that preamble
+ * for that model: nothing to store. Compares the tools as their JSON (a stored tool has no undefined field).
+ */
+export function holdsSentPreamble(meta: Readonly<Record<string, unknown>>, sent: SentPreamble): boolean {
+  if (meta.provider !== sent.provider || meta.model !== sent.model) return false;
+  if (sent.format !== undefined && meta.format !== sent.format) return false;
+  if ((typeof meta.system === 'string' ? meta.system : undefined) !== sent.system) return false;
+  const sentTools: unknown = sent.tools === undefined ? undefined : JSON.parse(JSON.stringify(sent.tools));
+  return sameJsonValue(Array.isArray(meta.tools) ? meta.tools : undefined, sentTools) && storedPreambleCount(meta, sent) !== undefined;
+}
+
+/**
+ * The meta changes that make an agent's stored model, system prompt, tools (and format) those `sent`, with
+ * `preambleCount`, their count for that model: a system prompt or tools not sent are removed (null).
+ */
+export function sentPreambleMeta(sent: SentPreamble, preambleCount: TokenCount): Record<string, unknown> {
+  const target = { provider: sent.provider, model: sent.model };
+  return {
+    ...target,
+    ...(sent.format === undefined ? {} : { format: sent.format }),
+    system: sent.system ?? null,
+    tools: sent.tools ?? null,
     preambleCount: { ...preambleCount, target: countTargetKey(target) },
   };
 }

@@ -118,7 +118,8 @@ export class Condenser {
     if (!dryRun && this.#passesThisTurn >= (options.maxPassesPerTurn ?? 2)) return fail({ reason: 'cap', detail: 'condensing reached its cap for this turn' });
     if (!dryRun) this.#passesThisTurn++;
 
-    const countTokens = (text: string) => counter.countMessage({ ...target, message: summaryMessage(text) }).tokens;
+    const countSummary = (text: string) => counter.countMessage({ ...target, message: summaryMessage(text) });
+    const countTokens = (text: string) => countSummary(text).tokens;
     const previous = host.summary();
     const previousTokens = previous ? countTokens(previous.data.text) : 0;
     const budget = this.#options.budgetTokens();
@@ -148,8 +149,10 @@ export class Condenser {
     const first = host.positionOf(host.state().exchangeBounds(chosen[0]?.index ?? 0)?.firstMessage ?? -1);
     const last = host.positionOf(host.state().exchangeBounds(chosen.at(-1)?.index ?? 0)?.lastMessage ?? -1);
     const { name: summarizer } = options.summarizer;
-    // With the summary's own count, so that the history view plans it without a tokenizer.
-    const count = { tokens: summaryTokens, countTarget: countTargetKey(target) };
+    // With the summary's own count and how it was made, so that the history view plans it
+    // without a tokenizer and calls it exact only when it was.
+    const { exact: countExact, method: countMethod } = countSummary(result.text);
+    const count = { tokens: summaryTokens, countTarget: countTargetKey(target), countExact, countMethod };
     const data = { text: result.text, summarizer, cost: result.cost, coveredExchanges, tokensBefore, tokensAfter, ...count, dropped };
     const pins = first && last ? await checkPins(host, first, last, data) : undefined;
     const lost = pins?.filter((pin) => !pin.present) ?? [];

@@ -34,7 +34,8 @@ export interface OpenConversationOptions {
   /**
    * `system` and `tools` are exactly the ones given, none when not given, never the agent's stored
    * ones: for a caller whose every request carries its whole body (a proxy, a framework's call).
-   * Default false.
+   * The agent's stored `provider`, `model`, `system` and `tools` then become the ones given, when
+   * they differ (one write), so that its views plan what the next call sends. Default false.
    */
   readonly preambleAsGiven?: boolean | undefined;
   readonly pinFirstExchange?: boolean | undefined;

@@ -79,6 +79,8 @@ export interface ConversationStore {
   ): Promise<ContextRange[]>;
   /** The settings stored with an agent. */
   agentMeta(agentId: string): Promise<Record<string, unknown>>;
+  /** Merges `changes` into the settings stored with an agent: a key changed to null is removed. */
+  updateAgentMeta(agentId: string, changes: Readonly<Record<string, unknown>>): Promise<void>;
   /** Searches what the agent sees of its history, evicted exchanges included, within a token cap. */
   searchHistory(agentId: string, query: string, options?: HistorySearchOptions): Promise<HistorySearch>;
   /** One message the agent sees, by its seq, as text within a token cap. */

@@ -88,7 +88,15 @@ export function newHeldPlanning(): HeldPlanning {
 export type OutlinePlanOptions = Omit<StoredHistoryOptions, 'store' | 'agentId'> & {
   /** Where a `cache-aware` window's cut was kept (see `keptCutPosition`). */
   readonly keptCut?: MessagePosition | undefined;
+  /**
+   * Messages read whole, by {@link positionKey}, planned in place of their stand-ins (not with a
+   * held planner): the plan is the same, and its messages are these where it sends them.
+   */
+  readonly bodies?: ReadonlyMap<string, ModelMessage> | undefined;
 };
+
+/** The key of a stored message's place in {@link OutlinePlanOptions.bodies}. */
+export const positionKey = (position: MessagePosition): string => `${position.agentId}:${position.seq}`;
 
 /** A pinned message as the history view shows it: where it is stored and where the window sends it. */
 export interface PinHistory {
@@ -171,7 +179,10 @@ async function planAroundSummary(
     coveredMessages = messages.slice(coveredFrom, end + 1);
     const pinnedSummary = summaryMessage(summary.data.text);
     if (summary.data.countTarget === countTargetKey(options) && typeof summary.data.tokens === 'number') {
-      known.set(pinnedSummary, { tokens: summary.data.tokens, exact: false, method: 'stored summary count' });
+      // A summary recorded before its count's method was kept is called an estimate.
+      const { countExact, countMethod } = summary.data;
+      const made = typeof countMethod === 'string' ? { exact: countExact === true, method: countMethod } : { exact: false, method: 'stored summary count' };
+      known.set(pinnedSummary, { tokens: summary.data.tokens, ...made });
     } else countsKnown = false;
     planned = [...messages.slice(0, lead), pinnedSummary, ...messages.slice(lead, coveredFrom), ...messages.slice(end + 1)];
     const summaryPlace = { agentId: summary.last.agentId, seq: 0, createdAt: summary.createdAt };
@@ -188,7 +199,9 @@ async function planAroundSummary(
   // With every other count known, the synthetic results' stored counts may spare the tokenizer.
   // A held planner appends message by message, counting on the way the results calls lack
   // until they come: those are provisional (see storedSyntheticResultCounter).
-  const synthetic = countsKnown
+  // A cleared tool output's placeholder is a message no count is stored for: the policy that makes one needs the counter.
+  const clearsOutputs = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'clear-tool-outputs';
+  const synthetic = countsKnown && !clearsOutputs
     ? storedSyntheticResultCounter(planned, options.syntheticResults ?? [], options.planner?.planned, planner !== undefined)
     : undefined;
   const counter = storedCountCounter({ messages: known, preamble: options.preambleCount, fallback: synthetic ?? (await options.loadCounter()) });
@@ -218,13 +231,26 @@ async function planAroundSummary(
 /**
  * Plans the `/history` view of an agent: the same plan and exchanges as
  * {@link planStoredHistory}, drawn from its outline (read now unless given) without reading
- * message bodies when it can be; otherwise from the bodies.
+ * message bodies when it can be; otherwise from the bodies. Drawn from the outline, the plan's
+ * messages are stand-ins (role, tool ids, title) unless `wholeMessages` asks for them whole.
  */
-export async function planHistoryView(options: StoredHistoryOptions & { readonly outline?: HistoryOutline | undefined }): Promise<PlannedHistory> {
-  const keptCut = await keptCutPosition(options.store, options.agentId, options.policy ?? DEFAULT_WINDOW_POLICY);
+export async function planHistoryView(
+  options: StoredHistoryOptions & { readonly outline?: HistoryOutline | undefined; readonly wholeMessages?: boolean | undefined },
+): Promise<PlannedHistory> {
+  const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
+  const keptCut = await keptCutPosition(options.store, options.agentId, policy);
   const outline = options.outline ?? (await readHistoryOutline(options.store, options.agentId));
   const planned = await planOutlinedHistory(outline, { ...options, keptCut });
-  if (planned) return planned;
+  if (planned && options.wholeMessages !== true) return planned;
+  if (planned) {
+    // The window's messages are read back, the newest exchanges its tokens reach, and planned in
+    // place of their stand-ins; the rest of the view stays as the outline planned it.
+    const withFirstExchange = pinsFirstExchange(policy, options.pinFirstExchange);
+    const read = await options.store.windowTail(options.agentId, { minTokens: planned.plan.totalTokens + 1, withFirstExchange, after: planned.summary?.last });
+    const bodies = new Map([...read.head, ...read.tail].map((entry) => [positionKey(entry), entry.message as ModelMessage]));
+    const whole = await planOutlinedHistory(outline, { ...options, planner: undefined, keptCut, bodies });
+    if (whole) return { ...planned, plan: { ...planned.plan, messages: whole.plan.messages } };
+  }
   // Read from the bodies, the messages are new objects each time: a held planner would only compare them.
   const { plan, exchanges, summary, pins } = await planStoredHistory({ ...options, planner: undefined });
   return withLosses(withCacheUsage({ plan, exchanges, summary, ...(pins ? { pins } : {}) }, outline.cacheUsage), outline);
@@ -240,10 +266,17 @@ export async function planHistoryView(options: StoredHistoryOptions & { readonly
 export async function planOutlinedHistory(outline: HistoryOutline, options: OutlinePlanOptions): Promise<PlannedHistory | undefined> {
   const target = countTargetKey(options);
   if (options.preambleCount === undefined || !outline.messages.every((entry) => entry.count?.target === target)) return undefined;
-  // A pin is sent as its text: the bodies must be read.
-  if (outline.pinned === true) return undefined;
+  // A pin is sent as its text, and a cleared tool output is chosen by its size: the bodies must be read.
+  if (outline.pinned === true || (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'clear-tool-outputs') return undefined;
   const held = options.planner !== undefined;
-  const messages = outline.messages.map(held ? heldSkeletonOf : skeletonOf);
+  const { bodies } = options;
+  const standIns = new Set<ModelMessage>();
+  const standInOf = (entry: MessageOutline) => {
+    const skeleton = skeletonOf(entry);
+    standIns.add(skeleton);
+    return skeleton;
+  };
+  const messages = held ? outline.messages.map(heldSkeletonOf) : outline.messages.map((entry) => bodies?.get(positionKey(entry)) ?? standInOf(entry));
   if (!pairsUp(messages, options.planner?.outline)) return undefined;
   // Held, each skeleton's count is kept with it: no map of every message is made again for each plan.
   const known: KnownCounts = held ? heldCounts() : new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
@@ -252,6 +285,8 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
   const keepsCut = (options.policy ?? DEFAULT_WINDOW_POLICY).name === 'cache-aware';
   const keptCut = options.keptCut ?? (keepsCut ? outline.keptCut : undefined);
   const planned = await planAroundSummary({ ...options, keptCut }, outline.summary, messages, outline.messages, known, false);
+  // Asked for the messages whole, a plan that sends a stand-in is not the plan asked for.
+  if (bodies && planned.plan.messages.some((message) => standIns.has(message))) return undefined;
   return withLosses(withCacheUsage(planned, outline.cacheUsage), outline);
 }
 

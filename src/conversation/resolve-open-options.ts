@@ -23,7 +23,9 @@ export async function agentToOpen(options: OpenConversationOptions): Promise<str
   if (options.agentId !== undefined) return options.agentId;
   const target = { provider: options.provider, model: options.model };
   const preamble = options.counter.countPreamble({ ...target, system: options.system, tools: options.tools });
-  const meta = { ...options.meta, ...newAgentMeta(target, options, preamble) };
+  // Made by calls that each carry their whole body, it keeps their format, as an open keeps it after.
+  const format = options.preambleAsGiven === true && options.format !== undefined ? { format: options.format } : {};
+  const meta = { ...options.meta, ...newAgentMeta(target, options, preamble), ...format };
   agentSettings(meta, options);
   return options.store.createAgent(meta);
 }

@@ -8,13 +8,20 @@ export interface ExchangeDescription {
   readonly tools: ReadonlyMap<string, number>;
 }
 
+/** True for a NUL, or a surrogate left alone (a code point read from a string is one of a pair otherwise). */
+function isUnstorable(character: string): boolean {
+  const code = character.charCodeAt(0);
+  return code === 0 || (character.length === 1 && code >= 0xd800 && code <= 0xdfff);
+}
+
 /** How many characters (code points) of the opening message an exchange's title keeps. */
 export const TITLE_CHARACTERS = 200;
 
 /**
  * The title of an exchange that starts with `message`: its text, with `[image]`-style markers for
- * other parts, clipped to {@link TITLE_CHARACTERS} code points. The store keeps the same title
- * beside each exchange start, so a history can be shown without reading message bodies.
+ * other parts, clipped to {@link TITLE_CHARACTERS} code points, a NUL or a lone surrogate shown as
+ * U+FFFD (a text column holds neither). The store keeps the same title beside each exchange
+ * start, so a history can be shown without reading message bodies.
  */
 export function exchangeTitle(message: Message | undefined): string {
   if (!message || message.role === 'tool' || message.role === 'event') return '';
@@ -25,7 +32,7 @@ export function exchangeTitle(message: Message | undefined): string {
   let characters = 0;
   for (const character of text) {
     if (characters++ === TITLE_CHARACTERS) break;
-    title += character;
+    title += isUnstorable(character) ? '\ufffd' : character;
   }
   return title;
 }

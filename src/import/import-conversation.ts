@@ -1,8 +1,6 @@
 import { newAgentMeta } from '../conversation/agent-settings.js';
 import { syntheticResultCountsMeta } from '../conversation/synthetic-result-counts.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
-import { requireValidConversation } from '../exchange/require-valid-conversation.js';
-import { applyEvents } from '../message/apply-events.js';
 import type { WireFormat } from '../providers/wire-format-names.js';
 import type { BrokenLine, TranscriptFormat } from '../sources/transcript.js';
 import type { HistoryStore } from '../store/history-store.js';
@@ -10,6 +8,7 @@ import { DEFAULT_PROVIDER, defaultModelFor } from '../tokens/default-target.js';
 import type { CountTarget, TokenCounter } from '../tokens/token-counter.js';
 import { resolveTarget } from './conversation-input.js';
 import { type ImportedConversation, type ImportFormat, type ImportSource, parseImportFormat, readImportInput } from './read-import-input.js';
+import { requireValidImport } from './require-valid-import.js';
 import { planSyncImport } from './sync-import.js';
 
 /**
@@ -128,7 +127,8 @@ export async function importConversation(
   const messages = sync ? sync.newMessages : conversation.messages;
   // A sync has read the agent's history already.
   const earlier = sync ? sync.stored : agentId === undefined ? [] : (await store.history(agentId)).map((entry) => entry.message);
-  const unanswered = requireValidConversation(applyEvents([...earlier, ...messages]));
+  // A problem is named by its place in what was read: a sync appends the end of it.
+  const unanswered = requireValidImport(earlier, messages, conversation.messages.length - messages.length);
   progress?.({ stage: 'counting', done: 0, total: messages.length });
   const counts = messages.map((message, index) => {
     progress?.({ stage: 'counting', done: index + 1, total: messages.length });

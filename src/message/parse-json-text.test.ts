@@ -51,5 +51,18 @@ describe('parseJsonText', () => {
     expect(message).toMatch(/^x\.json is not valid JSON: /);
     expect(message).not.toContain('\u001b');
     expect(printableText('a\u001b[2Jb\u202e')).toBe('a\\u001b[2Jb\\u202e');
+    // A line separator would break a one-line message as a newline does.
+    expect(printableText('one\u2028two\u2069')).toBe('one\\u2028two\\u2069');
+    // An invisible byte order mark is named too.
+    expect(printableText('\ufeff{')).toBe('\\ufeff{');
+  });
+
+  it('tells a short binary file by its control characters, and leaves short text in another encoding and coloured output to the JSON parser', () => {
+    const pngSignature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('utf8');
+    expect(looksBinary(pngSignature)).toBe(true);
+    expect(() => parseJsonText(pngSignature, 'image.png')).toThrow(expect.objectContaining({ code: 'INPUT_NOT_TEXT' }));
+    expect(looksBinary(Buffer.from('{"name": "Zoë Müller"}', 'latin1').toString('utf8'))).toBe(false);
+    expect(looksBinary('\u001b[31merror\u001b[0m\tline\r\n\f')).toBe(false);
+    expect(looksBinary(`{"text": "${'a'.repeat(100)}\u0001"}`)).toBe(false);
   });
 });

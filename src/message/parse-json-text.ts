@@ -1,4 +1,5 @@
 import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { REORDERING_CHARACTER } from './reordering-character.js';
 
 /**
  * The deepest nesting of arrays and objects accepted in JSON from outside. The checks that walk a
@@ -9,9 +10,9 @@ export const MAX_JSON_DEPTH = 256;
 /** What a conversation file should hold, for messages about a file that is something else. */
 const EXPECTED_CONVERSATION = 'a JSON file: a message array, { system?, tools?, messages } or a provider request body';
 
-/** True for a control or direction character: a message shows it as an escape, never raw. */
+/** True for a control character, a replacement character or an invisible byte order mark: a message shows it as an escape, never raw. */
 function isUnprintable(code: number): boolean {
-  return code < 0x20 || (code >= 0x7f && code < 0xa0) || code === 0xfffd || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+  return code < 0x20 || (code >= 0x7f && code < 0xa0) || code === 0xfffd || code === 0xfeff;
 }
 
 /** `text` with control characters as `\uXXXX` escapes: bytes of a wrong file never reach the terminal. */
@@ -19,20 +20,33 @@ export function printableText(text: string): string {
   let result = '';
   for (const character of text) {
     const code = character.codePointAt(0) ?? 0;
-    result += isUnprintable(code) ? `\\u${code.toString(16).padStart(4, '0')}` : character;
+    result += isUnprintable(code) || REORDERING_CHARACTER.test(character) ? `\\u${code.toString(16).padStart(4, '0')}` : character;
   }
   return result;
 }
 
+/** True for a control character no text file holds: not whitespace, nor the escape of coloured output. */
+function isBinaryControl(code: number): boolean {
+  return (code < 0x20 && (code < 0x09 || code > 0x0d) && code !== 0x1b) || code === 0x7f;
+}
+
 /**
- * True when text read as UTF-8 holds what no text file does: a NUL, or more than 5% of its
- * first 4,096 characters undecodable.
+ * True when text read as UTF-8 holds what no text file does: a NUL; or in its first 4,096
+ * characters more than 5% control characters other than whitespace and escape (a bare PNG
+ * signature has one in eight); or more than 5% undecodable ones, and more than 8, since a short
+ * text in another encoding has a few.
  */
 export function looksBinary(text: string): boolean {
   if (text.includes('\u0000')) return true;
   const head = text.slice(0, 4096);
-  const undecodable = head.split('\ufffd').length - 1;
-  return undecodable > 8 && undecodable * 20 > head.length;
+  let controls = 0;
+  let undecodable = 0;
+  for (let index = 0; index < head.length; index++) {
+    const code = head.charCodeAt(index);
+    if (code === 0xfffd) undecodable++;
+    else if (isBinaryControl(code)) controls++;
+  }
+  return controls * 20 > head.length || (undecodable > 8 && undecodable * 20 > head.length);
 }
 
 /**

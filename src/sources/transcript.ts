@@ -5,6 +5,7 @@ import { isRecord } from '../message/is-record.js';
 import type { Message, ToolDefinition } from '../message/message.js';
 import { looksBinary, printableText, requireJsonDepth } from '../message/parse-json-text.js';
 import type { ConversionOptions, ConvertedRequest } from '../providers/conversion.js';
+import type { WireFormat } from '../providers/wire-format-names.js';
 
 /** One non-blank line of a JSONL transcript, parsed, with its 1-based line number. */
 export interface TranscriptLine {
@@ -20,6 +21,9 @@ export interface BrokenLine {
 
 /** The agent transcript formats that `import` reads. */
 export type TranscriptFormat = 'claude-code' | 'codex';
+
+/** The wire format each transcript's messages are in: what its agent's requests are built in. */
+export const TRANSCRIPT_WIRE_FORMATS: Readonly<Record<TranscriptFormat, WireFormat>> = { 'claude-code': 'anthropic', 'codex': 'openai-responses' };
 
 /** A transcript taken apart into the neutral model. */
 export interface Transcript {

@@ -11,6 +11,21 @@ export function agentRow(id: string, meta: Record<string, unknown>, name: string
   return { root_id: id, id, parent_id: null, fork_seq: null, lineage: '[]', last_seq: 0, meta: stored.text, meta_escaped: stored.escaped, name: name ?? null };
 }
 
+/**
+ * `meta` with `changes` merged in, one level deep: a key changed to null is removed (a JSON merge
+ * patch, RFC 7396, on the top level only).
+ */
+function mergedMeta(meta: Readonly<Record<string, unknown>>, changes: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries({ ...meta, ...changes }).filter(([key, value]) => value !== null || !Object.hasOwn(changes, key)));
+}
+
+/** Merges `changes` into an agent's meta (see {@link mergedMeta}). */
+export async function updateAgentMeta(db: StoreDatabase, key: AgentKey, changes: Readonly<Record<string, unknown>>): Promise<void> {
+  const agent = await requireAgent(db, key);
+  const stored = encodeStoredJson(mergedMeta(agent.meta, changes));
+  await db.updateTable('agents').set({ meta: stored.text, meta_escaped: stored.escaped }).where('root_id', '=', key.rootId).where('id', '=', key.id).execute();
+}
+
 /** Names (or, with null, unnames) an agent. */
 export async function nameAgent(db: StoreDatabase, key: AgentKey, name: string | null): Promise<void> {
   await requireAgent(db, key);

@@ -1,8 +1,7 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { xdgDirectory } from './home-directories.js';
 
-/** `$XDG_DATA_HOME/sliding-context`, else `~/.local/share/sliding-context`. */
+/** `$XDG_DATA_HOME/sliding-context` (an absolute one), else `~/.local/share/sliding-context`. */
 export function defaultDataDir(environment: Readonly<Record<string, string | undefined>>): string {
-  const base = environment.XDG_DATA_HOME ?? join(homedir(), '.local', 'share');
-  return join(base, 'sliding-context');
+  return join(xdgDirectory(environment.XDG_DATA_HOME, join('.local', 'share')), 'sliding-context');
 }

@@ -22,6 +22,8 @@ export interface LockHolder {
   readonly pid: number;
   /** Its command line, as it started (`sliding-context chat`). */
   readonly command: string;
+  /** True when it serves the directory to other processes once open (an older version says nothing). */
+  readonly serves?: boolean | undefined;
 }
 
 /** A lock file as read: its holder when it names one, and what tells this file from any other. */
@@ -30,7 +32,12 @@ interface LockFile {
   readonly identity: string;
 }
 
-const LOCK_FILE_SCHEMA = z.object({ pid: z.number().int().positive(), command: z.string(), nonce: z.string().regex(/^[\w-]+$/) });
+const LOCK_FILE_SCHEMA = z.object({
+  pid: z.number().int().positive(),
+  command: z.string(),
+  nonce: z.string().regex(/^[\w-]+$/),
+  serves: z.boolean().optional(),
+});
 
 /** How long a process keeps trying while others take over a stale lock, in milliseconds. */
 const TAKEOVER_PATIENCE_MS = 5_000;
@@ -91,7 +98,7 @@ function readLockFile(path: string): LockFile | undefined {
       parsed = undefined;
     }
     const lock = LOCK_FILE_SCHEMA.safeParse(parsed);
-    if (lock.success) return { holder: { pid: lock.data.pid, command: lock.data.command }, identity: lock.data.nonce };
+    if (lock.success) return { holder: { pid: lock.data.pid, command: lock.data.command, serves: lock.data.serves === true }, identity: lock.data.nonce };
     const stat = fstatSync(handle, { bigint: true });
     const identity = `file-${stat.ino}-${stat.ctimeNs}`;
     return /^\d+$/.test(text.trim()) ? { holder: { pid: Number(text.trim()), command: 'unknown command' }, identity } : { holder: undefined, identity };
@@ -115,8 +122,8 @@ function createExclusive(path: string, content: string): boolean {
   }
 }
 
-function lockContent(nonce: string): string {
-  return JSON.stringify({ pid: process.pid, command: commandLine(), nonce });
+function lockContent(nonce: string, serves = false): string {
+  return JSON.stringify({ pid: process.pid, command: commandLine(), nonce, ...(serves ? { serves } : {}) });
 }
 
 /**
@@ -158,9 +165,11 @@ export function lockHolder(directory: string): LockHolder | undefined {
 /**
  * Takes the exclusive lock file beside a PGlite data directory (whose parent exists). A lock
  * whose process is gone is stale and taken over. Returns the function that releases it.
+ * `serves`: the lock says the directory will be served (see serve-store.ts), so that another
+ * process finding it held before that waits for it.
  * @throws SlidingContextError `STORE_LOCKED` naming the pid and command that hold the directory.
  */
-export function lockDirectory(directory: string): () => void {
+export function lockDirectory(directory: string, options: { readonly serves?: boolean } = {}): () => void {
   const path = lockPath(directory);
   if (heldHere.has(path)) {
     throw new SlidingContextError('STORE_LOCKED', `The store ${directory} is already open in this process (pid ${process.pid}); close it first.`);
@@ -168,7 +177,7 @@ export function lockDirectory(directory: string): () => void {
   const nonce = randomUUID();
   const deadline = Date.now() + TAKEOVER_PATIENCE_MS;
   while (Date.now() < deadline) {
-    if (createExclusive(path, lockContent(nonce))) {
+    if (createExclusive(path, lockContent(nonce, options.serves))) {
       heldHere.add(path);
       return () => {
         heldHere.delete(path);

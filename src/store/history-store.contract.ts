@@ -282,6 +282,10 @@ export function describeHistoryStoreContract(name: string, open: () => Promise<H
       expect(await store.visibleLength(agent)).toBe(6);
       const child = await store.fork(agent, { note: odd });
       expect(await store.agentMeta(child)).toEqual({ system: odd, note: odd });
+      // An update merges into the meta; a key changed to null is removed. The parent keeps its own.
+      await store.updateAgentMeta(child, { note: null, model: odd });
+      expect(await store.agentMeta(child)).toEqual({ system: odd, model: odd });
+      expect(await store.agentMeta(agent)).toEqual({ system: odd });
       await store.recordRanges(agent, [{ kind: 'summary', first: { agentId: agent, seq: 2 }, last: { agentId: agent, seq: 4 }, data: { text: odd } }]);
       expect((await store.ranges(agent))[0]?.data).toEqual({ text: odd });
       const title = (await store.outline(agent)).find((entry) => entry.role === 'user')?.title;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Message, ModelMessage } from '../message/message.js';
-import { agentRow, KeptAgentListing, nameAgent } from './agents.js';
+import { agentRow, KeptAgentListing, nameAgent, updateAgentMeta } from './agents.js';
 import { formatAgentId, parseAgentId } from './agent-id.js';
 import { appendInTransaction, throwIfAborted, validateAppend, withPinEvents } from './append.js';
 import { appendKeepingTip, type AppendWrites, keepTip } from './append-from-tip.js';
@@ -148,6 +148,12 @@ export class HistoryStore {
     const id = randomUUID();
     await this.#write(id, (transaction) => transaction.insertInto('agents').values(agentRow(id, meta, options.name)).execute());
     return id;
+  }
+
+  /** Merges `changes` into an agent's meta: a key changed to null is removed. */
+  async updateAgentMeta(agentId: string, changes: Readonly<Record<string, unknown>>): Promise<void> {
+    const key = parseAgentId(agentId);
+    await this.#write(agentId, (transaction) => updateAgentMeta(transaction, key, changes));
   }
 
   /** Names (or, with null, unnames) an agent. */

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
@@ -13,6 +13,7 @@ import { pgliteDialect, PGliteSession } from './pglite-dialect.js';
 import { type DirectTransaction, pgliteDirectTransaction, serverDirectTransaction } from './direct-transaction.js';
 import { copyTemplate, pgliteTemplate, templateArchive } from './pglite-template.js';
 import { restrictToOwner } from './restrict-to-owner.js';
+import { canServe, storeSocketPath } from './serve-store.js';
 import { dropSavedViews } from './saved-views.js';
 import { sqlLogFromEnvironment } from './sql-log.js';
 import type { ListenerQuery } from './write-notifications.js';
@@ -83,13 +84,23 @@ function noServerStore(databaseUrl: string): SlidingContextError {
 
 /**
  * Locks a PGlite directory after checking it is a store, or nothing yet when `create`; checked
- * again under the lock, since another process may have written there meanwhile.
+ * again under the lock, since another process may have written there meanwhile. Releasing it
+ * removes the socket the store was served on (see serve-store.ts), then the lock.
  */
 function lockDataDir(dataDir: string, create: boolean): { release: () => void; isNew: boolean } {
   const state = checkStoreDirectory(dataDir, create);
   // On a file, mkdir fails as it did before: nothing is written beside it.
   if (state === 'missing' || state === 'not-a-directory') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const release = lockDirectory(dataDir);
+  // The store serves the directory once open (see history-store.ts): the lock says so from the start.
+  const unlock = lockDirectory(dataDir, { serves: canServe(dataDir) });
+  // The socket the store was served on goes just before the lock (not after: then it may be the next holder's).
+  const release = () => {
+    try {
+      rmSync(storeSocketPath(dataDir), { force: true });
+    } finally {
+      unlock();
+    }
+  };
   try {
     const locked = checkStoreDirectory(dataDir, create);
     // Group and others lose their bits; the owner's are left as they are (a folder its owner made

@@ -1,6 +1,5 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, sql } from 'kysely';
@@ -8,6 +7,7 @@ import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
+import { xdgDirectory } from './home-directories.js';
 import { restrictToOwner } from './restrict-to-owner.js';
 
 /**
@@ -22,7 +22,7 @@ export interface PGliteTemplate {
 }
 
 function cacheFolder(): string {
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'sliding-context');
+  return join(xdgDirectory(process.env.XDG_CACHE_HOME, '.cache'), 'sliding-context');
 }
 
 /** The installed PGlite's version: a new one may lay out its files differently. */

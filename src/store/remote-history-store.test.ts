@@ -1,6 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Message } from '../message/message.js';
 import { describeHistoryStoreContract } from './history-store.contract.js';
@@ -9,6 +12,7 @@ import { openStoreOrConnect } from './open-store-or-connect.js';
 import { RemoteHistoryStore } from './remote-history-store.js';
 import { storeSocketPath } from './serve-store.js';
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const directories: string[] = [];
 const temporaryDirectory = () => {
   const directory = mkdtempSync(join(tmpdir(), 'sc-remote-'));
@@ -68,6 +72,63 @@ describe('serving a held PGlite directory', () => {
     await expect(openStoreOrConnect({ dataDir })).rejects.toMatchObject({ code: 'STORE_LOCKED', message: expect.stringContaining(`process ${process.ppid} (sliding-context chat)`) });
   });
 
+  it('a holder still opening the store, whose lock says it will serve it, is waited for; the lock a store writes says so', async () => {
+    const dataDir = temporaryDirectory();
+    await (await HistoryStore.open({ dataDir })).close();
+    writeFileSync(`${dataDir}.lock`, JSON.stringify({ pid: process.ppid, command: 'sliding-context agents', nonce: 'opening', serves: true }));
+    const released = new Promise<void>((resolve) => setTimeout(() => {
+      rmSync(`${dataDir}.lock`);
+      resolve();
+    }, 500));
+    const store = await openStoreOrConnect({ dataDir });
+    await released;
+    expect(await store.listAgents()).toEqual([]);
+    await store.close();
+    // The lock a store writes says so.
+    const holder = await HistoryStore.open({ dataDir });
+    expect(JSON.parse(readFileSync(`${dataDir}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, serves: true });
+    await holder.close();
+  });
+
+  it('a holder whose socket is there but no longer answers is closing: the opener waits for the lock to go, then opens the store', async () => {
+    const dataDir = temporaryDirectory();
+    await (await HistoryStore.open({ dataDir })).close();
+    // What a closing holder leaves while it writes the store out: its lock, and a socket nobody listens on.
+    writeFileSync(`${dataDir}.lock`, JSON.stringify({ pid: process.ppid, command: 'sliding-context import', nonce: 'closing' }));
+    const bound = join(dirname(dataDir), 'bound');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(bound, resolve));
+    renameSync(bound, storeSocketPath(dataDir));
+    await new Promise((resolve) => server.close(resolve));
+    expect(statSync(storeSocketPath(dataDir)).isSocket()).toBe(true);
+    const released = new Promise<void>((resolve) => setTimeout(() => {
+      rmSync(storeSocketPath(dataDir));
+      rmSync(`${dataDir}.lock`);
+      resolve();
+    }, 500));
+    const store = await openStoreOrConnect({ dataDir });
+    await released;
+    expect(store).not.toBeInstanceOf(RemoteHistoryStore);
+    expect(await store.listAgents()).toEqual([]);
+    await store.close();
+  });
+
+  it('a holder that stops serving while a reader is connected waits for it, even with nothing else to keep it running', async () => {
+    const dataDir = temporaryDirectory();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/store/_test-serve-child.ts', dataDir], { cwd: root });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (const until = Date.now() + 30_000; !output.includes('SERVING\n') && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 20));
+    const remote = await RemoteHistoryStore.connect(dataDir, undefined);
+    expect(await remote?.listAgents()).toEqual([]);
+    child.stdin.end();
+    expect(await exited, output).toBe(0);
+    expect(output).toContain('STOPPED\n');
+    await remote?.close();
+  });
+
   it('the holder\'s own appends and remote transactions that commit or roll back never mix: nothing lost, nothing extra', async () => {
     const { holder, remote } = await throughHolder();
     const own = await holder.createAgent();
@@ -95,6 +156,87 @@ describe('serving a held PGlite directory', () => {
     expect(otherHistory.map((entry) => entry.message)).toEqual(Array.from({ length: rounds }, (_, index) => [user(`remote ${index}`), user(`remote ${index} again`)]).flat());
     await remote.close();
   }, 120_000);
+
+  /**
+   * A stand-in holder of `dataDir`: what it does with the first request is `onRequest`'s; the
+   * directory is let go (socket, then lock) 300 ms after it closed the connection.
+   */
+  async function standInHolder(dataDir: string, onRequest: (socket: Socket) => void): Promise<{ requests: string[] }> {
+    writeFileSync(`${dataDir}.lock`, JSON.stringify({ pid: process.ppid, command: 'sliding-context import', nonce: 'stand-in' }));
+    const bound = join(dirname(dataDir), `bound-${basename(dataDir)}`);
+    const requests: string[] = [];
+    const server = createServer((socket) => {
+      socket.setEncoding('utf8');
+      socket.once('data', (line: string) => {
+        requests.push(line);
+        onRequest(socket);
+        server.close();
+        setTimeout(() => {
+          rmSync(storeSocketPath(dataDir), { force: true });
+          rmSync(`${dataDir}.lock`);
+        }, 300);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(bound, resolve));
+    renameSync(bound, storeSocketPath(dataDir));
+    return { requests };
+  }
+
+  /** A store directory with one agent, closed. */
+  async function storeWithAgent(): Promise<{ dataDir: string; agent: string }> {
+    const dataDir = temporaryDirectory();
+    const made = await HistoryStore.open({ dataDir });
+    const agent = await made.createAgent();
+    await made.close();
+    return { dataDir, agent };
+  }
+
+  it('a write the holder did not run (it said it stops serving, or never said it serves) runs here once the holder let go', async () => {
+    const said = { serving: `${JSON.stringify({ serving: true })}\n`, closing: `${JSON.stringify({ closing: true })}\n` };
+    // Stopping after its last answer: the request came after it.
+    // Cut before it ever said it serves: the connection waited to be accepted as the holder stopped listening.
+    for (const [what, cut] of [['stops serving', (socket: Socket) => socket.end(said.serving + said.closing)], ['never served', (socket: Socket) => socket.destroy()]] as const) {
+      const { dataDir, agent } = await storeWithAgent();
+      const holder = await standInHolder(dataDir, cut);
+      const remote = await RemoteHistoryStore.connect(dataDir, { pid: process.ppid, command: 'sliding-context import' });
+      if (remote === undefined) throw new Error('the stand-in holder was not reached');
+      await remote.append(agent, [user(what)]);
+      expect(holder.requests).toHaveLength(1);
+      expect((await remote.history(agent)).map((entry) => entry.message), what).toEqual([user(what)]);
+      await remote.close();
+    }
+  });
+
+  it('a write a holder went away with, after it said it serves and before it answered, is refused: it may have run', async () => {
+    const { dataDir, agent } = await storeWithAgent();
+    await standInHolder(dataDir, (socket) => socket.end(`${JSON.stringify({ serving: true })}\n`));
+    const remote = await RemoteHistoryStore.connect(dataDir, { pid: process.ppid, command: 'sliding-context import' });
+    if (remote === undefined) throw new Error('the stand-in holder was not reached');
+    await expect(remote.append(agent, [user('maybe')])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('closed it before answering') });
+    await remote.close();
+  });
+
+  it('a holder says it serves each reader, answers, and says it stops after its last answer', async () => {
+    const dataDir = temporaryDirectory();
+    const holder = await HistoryStore.open({ dataDir });
+    const reader = createConnection(storeSocketPath(dataDir));
+    reader.setEncoding('utf8');
+    let heard = '';
+    const answered = new Promise<void>((resolve) => {
+      reader.on('data', (chunk: string) => {
+        heard += chunk;
+        if (heard.includes('"id":1')) resolve();
+      });
+    });
+    const ended = new Promise((resolve) => reader.once('close', resolve));
+    await new Promise((resolve) => reader.once('connect', resolve));
+    reader.write(`${JSON.stringify({ id: 1, operation: 'listAgents', args: [] })}\n`);
+    await answered;
+    await holder.close();
+    await ended;
+    const lines = heard.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([{ serving: true }, { id: 1, result: [] }, { closing: true }]);
+  });
 
   it('a holder that closes: what it did not run, reads and writes, runs on the store opened here', async () => {
     const { holder, remote, dataDir } = await throughHolder();

@@ -35,7 +35,7 @@ const READS: ReadonlySet<ServedOperation> = new Set(['history', 'windowTail', 'v
 const notPerformed = new WeakSet<Error>();
 
 /** How long a reader waits for a closing holder to let the directory go, in milliseconds. */
-const HANDOVER_PATIENCE_MS = 10_000;
+export const HANDOVER_PATIENCE_MS = 10_000;
 
 /** One connection to a holder: requests numbered, answered in any order. */
 class HolderConnection {
@@ -44,6 +44,10 @@ class HolderConnection {
   readonly #lost: SlidingContextError;
   #next = 1;
   #closed = false;
+  /** Set when the holder said it stops serving: what it had not answered then, it did not run. */
+  #closing = false;
+  /** Set once the holder said it serves this connection: until then it read nothing of it. */
+  #served = false;
 
   constructor(socket: Socket, dataDir: string, holder: LockHolder | undefined) {
     this.#socket = socket;
@@ -71,12 +75,27 @@ class HolderConnection {
     socket.on('error', () => undefined);
     socket.on('close', () => {
       this.#closed = true;
-      for (const { reject } of this.#pending.values()) reject(this.#lost);
+      for (const { reject } of this.#pending.values()) reject(this.#closing || !this.#served ? this.#notRun() : this.#lost);
       this.#pending.clear();
     });
   }
 
+  /** The error of a request the holder did not run: the store opened here runs it once the holder let it go. */
+  #notRun(): SlidingContextError {
+    const error = new SlidingContextError(this.#lost.code, this.#lost.message);
+    notPerformed.add(error);
+    return error;
+  }
+
   #settle(answer: WireAnswer): void {
+    if ('serving' in answer) {
+      this.#served = true;
+      return;
+    }
+    if ('closing' in answer) {
+      this.#closing = true;
+      return;
+    }
     const pending = this.#pending.get(answer.id);
     if (pending === undefined) return;
     this.#pending.delete(answer.id);
@@ -95,12 +114,8 @@ class HolderConnection {
   }
 
   call(operation: ServedOperation, args: readonly unknown[]): Promise<unknown> {
-    if (this.#closed) {
-      // Never sent: nothing of it ran.
-      const unsent = new SlidingContextError(this.#lost.code, this.#lost.message);
-      notPerformed.add(unsent);
-      return Promise.reject(unsent);
-    }
+    // Never sent, or sent to a holder that stops serving: nothing of it ran.
+    if (this.#closed || this.#closing) return Promise.reject(this.#notRun());
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
@@ -203,6 +218,10 @@ export class RemoteHistoryStore extends HistoryStore {
 
   override renameAgent(...args: Parameters<Operation<'renameAgent'>>) {
     return this.#call('renameAgent', args);
+  }
+
+  override updateAgentMeta(...args: Parameters<Operation<'updateAgentMeta'>>) {
+    return this.#call('updateAgentMeta', args);
   }
 
   /** Sent whole; an interrupt after it left does not stop it, and progress is told once, at the end. */

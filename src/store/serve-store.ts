@@ -16,6 +16,7 @@ import { decodeWire, encodeWire, errorAnswer, type WireAnswer, type WireRequest 
 export const SERVED_OPERATIONS = [
   'createAgent',
   'renameAgent',
+  'updateAgentMeta',
   'createAgentWithMessages',
   'append',
   'fork',
@@ -53,7 +54,16 @@ export function fitsSocketPath(path: string): boolean {
 /** Where the socket is bound before it takes its name: a fresh folder beside it, `<dir>.sock-XXXXXX/s`. */
 const BOUND_SUFFIX_LENGTH = '-XXXXXX/s'.length;
 
-/** A store being served; `stop` lets running operations finish, then closes every connection. */
+/** True when a store in `dataDir` can be served: the path its socket is bound at fits a socket's. */
+export function canServe(dataDir: string): boolean {
+  return fitsSocketPath(`${storeSocketPath(dataDir)}${'x'.repeat(BOUND_SUFFIX_LENGTH)}`);
+}
+
+/**
+ * A store being served; `stop` lets running operations finish, then closes every connection. The
+ * socket stays, answering no one, until the directory's lock is released (see open-database.ts):
+ * a process that finds it so knows the holder is closing, and waits for it.
+ */
 export interface StoreService {
   stop(): Promise<void>;
 }
@@ -119,6 +129,9 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
     void work.finally(() => running.delete(work));
   };
   const server = createServer((socket) => {
+    // First, so that a reader whose connection is cut before this knows none of its requests ran
+    // (one still waiting to be accepted when the holder stops listening is cut so).
+    answer(socket, { serving: true });
     connections.add(socket);
     socket.unref();
     socket.setEncoding('utf8');
@@ -135,7 +148,7 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
     socket.on('close', () => connections.delete(socket));
   });
   const socketPath = storeSocketPath(dataDir);
-  if (!fitsSocketPath(`${socketPath}${'x'.repeat(BOUND_SUFFIX_LENGTH)}`)) return undefined;
+  if (!canServe(dataDir)) return undefined;
   let folder: string | undefined;
   try {
     folder = mkdtempSync(`${socketPath}-`);
@@ -172,12 +185,17 @@ export async function serveStore(store: HistoryStore, dataDir: string): Promise<
       });
       await Promise.allSettled([...running]);
       for (const socket of connections) {
+        // Every request run was answered: a reader's request it has no answer to was not run (one
+        // that arrives from now on is not even read), so the reader may run it itself.
+        answer(socket, { closing: true });
         // Ended, so that answers already written arrive; a reader that does not close is cut off.
         socket.end();
+        // Waited for: unreferenced, a process with nothing else to do (an idle database) would exit
+        // here, in the middle of closing its store.
+        socket.ref();
         setTimeout(() => socket.destroy(), 2_000).unref();
       }
       await closed;
-      rmSync(socketPath, { force: true });
     },
   };
 }

@@ -18,7 +18,11 @@ export interface WireRequest {
 /** An answer to the request with the same id: a result or the error the holder raised. */
 export type WireAnswer =
   | { readonly id: number; readonly result: unknown }
-  | { readonly id: number; readonly error: { readonly code: SlidingContextErrorCode; readonly message: string; readonly notPerformed?: true } };
+  | { readonly id: number; readonly error: { readonly code: SlidingContextErrorCode; readonly message: string; readonly notPerformed?: true } }
+  /** Sent by a holder that stops serving, after its last answer: a request not answered by then was not run. */
+  | { readonly closing: true }
+  /** Sent by the holder first on each connection: before it, nothing sent on it was read, let alone run. */
+  | { readonly serving: true };
 
 /** `value` as plain JSON data. */
 export function encodeWire(value: unknown): unknown {

@@ -12,13 +12,13 @@ export interface TimelineRange {
 
 /**
  * An agent's history as `history --json` prints it (and the web view reads it): the window
- * report of its plan, the summary in force, the timeline rows given (events and hidden
+ * report of its plan (`format`: the agent's, as `window --agent` builds its request), the summary in force, the timeline rows given (events and hidden
  * exchanges listed apart too) and where they lie in the whole timeline, and the loss reports of
  * its summaries and evictions.
  */
-export function agentHistoryJson(agentId: string, planned: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange) {
+export function agentHistoryJson(agentId: string, planned: PlannedHistory, rows: readonly TimelineRow[], range: TimelineRange, format: string) {
   const { plan, exchanges, summary, cache, losses, pins } = planned;
-  const json = agentWindowJson(plan, exchanges, 'neutral', undefined, pins);
+  const json = agentWindowJson(plan, exchanges, format, undefined, pins);
   const timeline = rows.map(timelineRowJson);
   return {
     ...json,

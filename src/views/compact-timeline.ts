@@ -1,6 +1,7 @@
 import type { agentHistoryJson } from './agent-history-json.js';
 
-type AgentHistory = ReturnType<typeof agentHistoryJson>;
+/** An agent's history as the page reads it: `history --json` without the window's messages. */
+type AgentHistory = Omit<ReturnType<typeof agentHistoryJson>, 'messages'>;
 type TimelineRowJson = AgentHistory['timeline'][number];
 
 /** An exchange row: 0, its number (null if hidden), title, tools, tokens, state, agent (index into `agents`), first seq, tool outputs cleared. */

@@ -6,6 +6,7 @@ import { type HistoryOutline, readHistoryOutline } from '../conversation/history
 import { type HistoryTimelineSource, readHistoryTimeline } from '../conversation/saved-history-timeline.js';
 import { DEFAULT_PROVIDER, defaultModelFor } from '../tokens/default-target.js';
 import { agentHistoryJson } from './agent-history-json.js';
+import { agentWireFormat } from './agent-wire-format.js';
 
 /** What planning an agent's history takes, from its stored meta. */
 export type PlanOptionsOf = (meta: Readonly<Record<string, unknown>>) => Promise<OutlinePlanOptions>;
@@ -33,8 +34,8 @@ export interface HistoryJsonSources {
 }
 
 /**
- * An agent's whole history as `history <agent> --json --all` prints it, read from the store
- * (nothing is saved beside it: a reader of a live store must not write).
+ * An agent's whole history as `history <agent> --json --all` prints it, but for the window's
+ * `messages`, read from the store (nothing is saved beside it: a reader of a live store must not write).
  */
 export async function readAgentHistoryJson(store: ConversationStore, agentId: string, planOptions: PlanOptionsOf = storedPlanOptions) {
   const [outline, timeline] = await Promise.all([readHistoryOutline(store, agentId), readHistoryTimeline(store, agentId)]);
@@ -43,7 +44,9 @@ export async function readAgentHistoryJson(store: ConversationStore, agentId: st
 
 /**
  * An agent's whole history as `history <agent> --json --all` prints it, planned from what was
- * read of it; with a `planner` held from the agent's last plan, from what was added since.
+ * read of it; with a `planner` held from the agent's last plan, from what was added since. The
+ * window's `messages` are left out: planned from the outline they are stand-ins, and reading
+ * them whole after each write is what the outline spares (the page reads a row's messages itself).
  */
 export async function historyJsonFrom(
   store: ConversationStore,
@@ -54,5 +57,7 @@ export async function historyJsonFrom(
 ) {
   const planned = await planHistoryView({ ...(await planOptions(outline.meta)), store, agentId, outline, planner });
   const rows = buildHistoryTimeline(agentId, timeline.entries, timeline.forks, planned.exchanges, timeline.summaries);
-  return agentHistoryJson(agentId, planned, rows, { first: 0, count: rows.length, total: rows.length });
+  const range = { first: 0, count: rows.length, total: rows.length };
+  const { messages: _standIns, ...json } = agentHistoryJson(agentId, planned, rows, range, agentWireFormat(outline.meta, planned.plan.provider));
+  return json;
 }

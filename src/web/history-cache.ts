@@ -11,7 +11,7 @@ type AgentHistoryJson = HeldAgentHistory['json'];
 const HELD_AGENTS = 4;
 
 /** The arrays of `history --json` that grow with the history: their rows' texts are kept. */
-const HISTORY_ROWS = ['exchanges', 'timeline', 'events', 'hiddenExchanges', 'messages'];
+const HISTORY_ROWS = ['exchanges', 'timeline', 'events', 'hiddenExchanges'];
 
 /** The texts of an agent's history and of its timeline, with the rows they were made of kept. */
 interface KeptTexts {

@@ -11,6 +11,7 @@ describe('budget tokens', () => {
     expect(resolveBudgetTokens({})).toBe(100_000);
     expect(resolveBudgetTokens({ environmentValue: '' })).toBe(100_000);
     expect(resolveBudgetTokens({ environmentValue: '200000' })).toBe(200_000);
+    expect(resolveBudgetTokens({ environmentValue: ' 200000 ' })).toBe(200_000);
     expect(resolveBudgetTokens({ budgetTokens: '5000', environmentValue: '200000' })).toBe(5000);
     expect(resolveBudgetTokens({ budgetTokens: 0 })).toBe(0);
   });
@@ -29,5 +30,8 @@ describe('budget tokens', () => {
       /SLIDING_CONTEXT_TOKENS/,
     );
     expect(() => resolveBudgetTokens({ budgetTokens: '-3' })).toThrow(/--budget/);
+    // Empty is unset; all whitespace is refused, as from `--budget`.
+    expect(() => resolveBudgetTokens({ environmentValue: '  ' })).toThrow(/^SLIDING_CONTEXT_TOKENS must be/);
+    expect(() => resolveBudgetTokens({ budgetTokens: '  ' })).toThrow(/^--budget must be/);
   });
 });

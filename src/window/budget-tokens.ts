@@ -5,7 +5,8 @@ export const DEFAULT_BUDGET_TOKENS = 100_000;
 
 /**
  * Checks a budget in tokens: a whole number, zero or more (0 disables windowing).
- * Strings must be plain digits. `source` names where the value came from, for the error.
+ * Strings must be plain digits, whitespace around them ignored. `source` names where the value
+ * came from, for the error.
  * @throws SlidingContextError `BUDGET_INVALID`
  */
 export function validateBudgetTokens(value: unknown, source = 'budgetTokens'): number {
@@ -20,7 +21,8 @@ export function validateBudgetTokens(value: unknown, source = 'budgetTokens'): n
 
 /**
  * Picks the budget: an explicit value, else the `SLIDING_CONTEXT_TOKENS` value the caller read
- * from its environment, else {@link DEFAULT_BUDGET_TOKENS}. An empty environment value is unset.
+ * from its environment, else {@link DEFAULT_BUDGET_TOKENS}. An empty environment value is unset;
+ * an all-whitespace one is refused, as an all-whitespace `--budget` is.
  */
 export function resolveBudgetTokens(options: {
   readonly budgetTokens?: number | string | undefined;
@@ -28,7 +30,7 @@ export function resolveBudgetTokens(options: {
 }): number {
   if (options.budgetTokens !== undefined)
     return validateBudgetTokens(options.budgetTokens, '--budget');
-  if (options.environmentValue !== undefined && options.environmentValue.trim() !== '') {
+  if (options.environmentValue !== undefined && options.environmentValue !== '') {
     return validateBudgetTokens(options.environmentValue, 'SLIDING_CONTEXT_TOKENS');
   }
   return DEFAULT_BUDGET_TOKENS;

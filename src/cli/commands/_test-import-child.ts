@@ -4,8 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { CliIo } from '../cli-io.js';
+import { readUtf8Lines } from '../read-utf8-lines.js';
 import { runImportCommand } from './import-command.js';
 
 const [location, file] = process.argv.slice(2);
@@ -16,7 +16,7 @@ const io: CliIo = {
   stderrIsTerminal: true,
   env: {},
   readText: (path) => readFile(path, 'utf8'),
-  readLines: (path) => createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY }),
+  readLines: (path) => readUtf8Lines(createReadStream(path), path),
   fileSize: async (path) => (await stat(path)).size,
   readStdin: () => Promise.reject(new Error('no stdin here')),
   onInterrupt: () => () => undefined,

@@ -37,6 +37,8 @@ interface ViewJson {
   evictedExchanges: number;
   exchanges: ExchangeJson[];
   syntheticResults: { exchange: number }[];
+  messages?: unknown[];
+  format: string;
   summary?: { exchanges: { first: number; last: number } | null; messages: { first: { agentId: string; seq: number }; last: { agentId: string; seq: number } } } | null;
 }
 
@@ -92,6 +94,9 @@ async function expectViewsAgree(agentId: string) {
   expect(window.syntheticResults.map((result) => result.exchange)).toEqual(history.syntheticResults.map((result) => result.exchange));
 
   expect(window.cut).toEqual(history.cut);
+  // The window's messages whole in both, not stand-ins drawn from the outline.
+  expect(history.messages).toEqual(window.messages);
+  expect(history.format).toBe(window.format);
 
   const windowText = await text('window', '--agent', agentId);
   const cutLine = /^Cut {8}(.*)$/m.exec(windowText)?.[1] ?? '';
@@ -162,6 +167,20 @@ describe('window --agent and history tell the truth', () => {
 });
 
 describe('small things the views say', () => {
+  it('history and window --agent plan clear-tool-outputs alike, each output cleared by its own size', { timeout: 300_000 }, async () => {
+    const flags = ['--data-dir', join(directory, 'cleared')];
+    const { agentId } = JSON.parse((await runCli(['demo', '--exchanges', '20', '--budget', '0', '--json', ...flags])).stdout) as { agentId: string };
+    type Cleared = ViewJson & { clearedToolOutputs: { toolCallId: string; tokens: number }[] };
+    const policy = ['--policy', 'clear-tool-outputs', '--budget', '1500', ...flags];
+    const history = JSON.parse((await runCli(['history', agentId, '--json', ...policy])).stdout) as Cleared;
+    const window = JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...policy])).stdout) as Cleared;
+    expect(history.clearedToolOutputs.length).toBeGreaterThan(0);
+    expect(history.clearedToolOutputs).toEqual(window.clearedToolOutputs);
+    expect([history.totalTokens, history.messages]).toEqual([window.totalTokens, window.messages]);
+    // The text view plans the same (it read no bodies before, and could not count the placeholders).
+    expect((await runCli(['history', agentId, ...policy])).stdout).toContain(`Window ${formatNumber(window.totalTokens)} / 1,500 tokens`);
+  });
+
   it('demo --budget 0 says nothing of a summary when none was made, and a count of one takes the singular', { timeout: 300_000 }, async () => {
     const { stdout } = await runCli(['demo', '--exchanges', '1', '--budget', '0']);
     expect(stdout).toMatch(/^Window {5}[\d,]+ tokens: 1 exchange$/m);
@@ -171,6 +190,31 @@ describe('small things the views say', () => {
     expect(stdout).toMatch(/not all exact \(some framing is estimated\)/);
     expect(stdout).not.toMatch(/summary|\b1 exchanges\b/);
     await expect(runCli(['demo', '--exchanges', '0'])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('--exchanges') });
+  });
+
+  it('another provider named alone plans an agent with that provider\'s default model, not the agent\'s own', { timeout: 300_000 }, async () => {
+    const flags = ['--data-dir', join(directory, 'provider')];
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'hi' }]) })).stdout) as { agentId: string };
+    for (const command of [['window', '--agent', agentId], ['history', agentId]]) {
+      const { stdout, stderr } = await runCli([...command, '--provider', 'anthropic', '--json', ...flags]);
+      expect(JSON.parse(stdout)).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-6' });
+      expect(stderr).not.toMatch(/Unknown model/);
+      // The agent's own provider keeps its own model.
+      expect(JSON.parse((await runCli([...command, '--provider', 'openai', '--json', ...flags])).stdout)).toMatchObject({ provider: 'openai', model: 'gpt-4o' });
+    }
+  });
+
+  it('a title with a NUL or a lone surrogate reads the same in history and window --agent: U+FFFD for each', { timeout: 300_000 }, async () => {
+    const flags = ['--data-dir', join(directory, 'odd-title')];
+    const stdin = JSON.stringify([{ role: 'user', content: 'nul\u0000here and lone \ud800 sur' }, { role: 'assistant', content: 'ok' }]);
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin })).stdout) as { agentId: string };
+    const view = async (...args: string[]) => JSON.parse((await runCli([...args, '--json', ...flags])).stdout) as ViewJson;
+    const title = 'nul\ufffdhere and lone \ufffd sur';
+    expect((await view('history', agentId)).exchanges.map((exchange) => exchange.title)).toEqual([title]);
+    const window = await view('window', '--agent', agentId);
+    expect(window.exchanges.map((exchange) => exchange.title)).toEqual([title]);
+    // The message itself is kept as it came.
+    expect(window.messages?.[0]).toEqual({ role: 'user', content: 'nul\u0000here and lone \ud800 sur' });
   });
 
   it('an empty label and a <root>:<root> id are refused with clear errors, and nothing is stored', { timeout: 300_000 }, async () => {

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../_test-cli.js';
 
 describe('sliding-context demo', () => {
@@ -40,6 +43,41 @@ describe('sliding-context demo', () => {
       expect(stdout).not.toContain('stored summary count');
       expect(json.model).toBe(provider === 'openai' ? 'gpt-4o' : 'claude-sonnet-4-6');
       expect(stderr).not.toMatch(/Unknown model/);
+    }
+  });
+
+  it('history says of the stored demo what the demo said: the same tokens, method and exactness, the summary included', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'sliding-context-demo-'));
+    try {
+      const store = ['--data-dir', join(directory, 'store')];
+      const demo = JSON.parse((await runCli(['demo', '--json', '--exchanges', '10', '--budget', '1', ...store])).stdout) as Record<string, unknown>;
+      // Its last exchange has no tool message (counted inexactly for OpenAI): the window is exact.
+      expect(demo).toMatchObject({ exchangesSummarized: 9, exact: true, method: 'o200k_base' });
+      const history = JSON.parse((await runCli(['history', String(demo.agentId), '--json', '--budget', '1', ...store])).stdout) as Record<string, unknown>;
+      expect({ tokens: history.totalTokens, exact: history.exact, method: history.method }).toEqual({ tokens: demo.windowTokens, exact: demo.exact, method: demo.method });
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the replayed agent under the home directory for --data-dir=~/…, not in a folder named ~', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'sliding-context-demo-'));
+    const [home, work] = [join(directory, 'home'), join(directory, 'work')];
+    mkdirSync(work);
+    const cwd = process.cwd();
+    // New stores are copied from the template in the cache, which stays where it was.
+    vi.stubEnv('XDG_CACHE_HOME', process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'));
+    vi.stubEnv('HOME', home);
+    process.chdir(work);
+    try {
+      const { stdout } = await runCli(['demo', '--exchanges', '2', '--data-dir=~/demo-store']);
+      expect(stdout).toContain(`Stored in  ${join(home, 'demo-store')}: try`);
+      expect(existsSync(join(home, 'demo-store'))).toBe(true);
+      expect(existsSync(join(work, '~'))).toBe(false);
+    } finally {
+      process.chdir(cwd);
+      vi.unstubAllEnvs();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 

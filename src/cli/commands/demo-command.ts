@@ -5,6 +5,7 @@ import { openConversation } from '../../conversation/conversation.js';
 import { detectExchanges } from '../../exchange/detect-exchanges.js';
 import { HistoryStore } from '../../store/history-store.js';
 import type { CliIo } from '../cli-io.js';
+import { expandHomeDirectory } from '../expand-home-directory.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { parseConversationInput } from '../read-conversation-input.js';
 import { SlidingContextError } from '../../errors/sliding-context-error.js';
@@ -48,7 +49,8 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
   const budgetTokens = (await resolveCliBudget(io, flags.budget, { provider, model })) ?? DEMO_BUDGET_TOKENS;
   const counter = await loadCliCounter(io, provider, model);
   // In memory unless a directory is given, so that the demo leaves nothing behind.
-  const store = await HistoryStore.open(flags.dataDir ? { dataDir: flags.dataDir } : { memory: true });
+  const dataDir = flags.dataDir ? expandHomeDirectory(flags.dataDir) : undefined;
+  const store = await HistoryStore.open(dataDir === undefined ? { memory: true } : { dataDir });
   const cancel = io.onInterrupt(() => store.close());
   try {
     const conversation = await openConversation({
@@ -105,7 +107,7 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
         ? `Evicted    nothing: every exchange is in the window${evicted > 0 ? ` (${formatCount(evicted, 'eviction')} on the way)` : ''}`
         : `Evicted    ${formatCount(evictedCount, 'exchange')} out of the window: ${formatNumber(totals.exchangesSummarized)} folded into the digest (${formatCount(summaries, 'pass', 'passes')}), ${formatCount(evicted, 'eviction')} on the way`,
       `Counting   ${report.method} for ${provider}/${model}${report.exact ? ', exact' : `, not all exact (${view.summary ? 'some framing and the summary are' : 'some framing is'} estimated)`}`,
-      ...(flags.dataDir ? [`Stored in  ${flags.dataDir}: try \`sliding-context history ${conversation.agentId} --data-dir ${flags.dataDir}\``] : []),
+      ...(dataDir === undefined ? [] : [`Stored in  ${dataDir}: try \`sliding-context history ${conversation.agentId} --data-dir ${dataDir}\``]),
     ];
     print(io, flags.json, { ...totals, summary: view.summary?.data.text ?? null }, lines.join('\n'));
   } finally {

@@ -1,9 +1,8 @@
 import type { ImportFlags } from './import-command-line.js';
-import { SlidingContextError } from '../../errors/sliding-context-error.js';
-import { requireValidConversation } from '../../exchange/require-valid-conversation.js';
-import { applyEvents } from '../../message/apply-events.js';
+import { isSlidingContextError, SlidingContextError } from '../../errors/sliding-context-error.js';
 import { importConversation as importIntoStore, type ImportResult, importTarget } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
+import { requireValidImport } from '../../import/require-valid-import.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { CountTarget } from '../../tokens/token-counter.js';
 import { TRANSCRIPT_FORMATS } from '../../sources/read-transcript.js';
@@ -38,6 +37,8 @@ async function readFileLines(io: CliIo, file: string): Promise<string[]> {
     bar.finish();
     return lines;
   } catch (error) {
+    // Bytes that are not UTF-8 were named as such.
+    if (isSlidingContextError(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new SlidingContextError('INPUT_UNREADABLE', `Cannot read ${file}: ${reason}.`, { cause: error });
   }
@@ -94,7 +95,7 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportFile(io, file, flags);
   // A new agent's conversation is checked before the store is opened: a refused import creates no store either.
-  if (flags.agent === undefined) requireValidConversation(applyEvents(input.messages));
+  if (flags.agent === undefined) requireValidImport([], input.messages);
   // The tokenizer loads while the store opens: each is a good part of a small import's time.
   const loadCounter = preloadCliCounter(io, importTarget(input, flags));
   // Appending to an agent needs the store it is in: only a new agent may create one.

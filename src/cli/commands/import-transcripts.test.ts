@@ -33,7 +33,7 @@ async function importFile(file: string, flags: string[], extra: string[] = []) {
 
 /** What the model sees of an agent now: `window --agent --json`'s messages. */
 async function windowOf(agentId: string, flags: string[]) {
-  return JSON.parse((await runCli(['window', '--agent', agentId, '--json', '--budget', '0', ...flags])).stdout) as { provider: string; model: string; messages: { role: string; content: unknown }[] };
+  return JSON.parse((await runCli(['window', '--agent', agentId, '--json', '--budget', '0', ...flags])).stdout) as { format: string; provider: string; model: string; messages: { role: string; content: unknown }[] };
 }
 
 describe('import of agent transcripts', () => {
@@ -49,7 +49,7 @@ describe('import of agent transcripts', () => {
     const agents = JSON.parse((await runCli(['agents', '--json', ...flags])).stdout) as { messages: number }[];
     expect(agents[0]?.messages).toBe(13);
     const window = await windowOf(result.agentId, flags);
-    expect(window).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
+    expect(window).toMatchObject({ format: 'anthropic', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929' });
     // The compaction boundary is a clear: the model sees what followed it, the lost result answered as aborted.
     expect(window.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
     expect(JSON.stringify(window.messages[0])).toContain('This session is being continued');
@@ -99,7 +99,9 @@ describe('import of agent transcripts', () => {
     expect(result.brokenLines.map((broken) => broken.line)).toEqual([12, 17]);
     expect(stderr).toMatch(/^line 17: skipped, .*call_Lost/m);
     const window = await windowOf(result.agentId, flags);
-    expect(window).toMatchObject({ provider: 'openai', model: 'gpt-5-codex' });
+    // Its requests are built as Codex sends them, in the Responses format, as history says too.
+    expect(window).toMatchObject({ format: 'openai-responses', provider: 'openai', model: 'gpt-5-codex' });
+    expect(JSON.parse((await runCli(['history', result.agentId, '--json', ...flags])).stdout)).toMatchObject({ format: 'openai-responses' });
     // After the compaction the model saw its summary (as a user message) and what followed.
     expect(window.messages.map((message) => message.role)).toEqual(['user', 'user', 'assistant']);
     expect(JSON.stringify(window.messages[0])).toContain('--verbose flag; it was added');

@@ -3,11 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newAgentMeta } from '../../conversation/agent-settings.js';
-import { HISTORY_OUTLINE_VIEW, historyOutlineToJson } from '../../conversation/history-outline.js';
-import { HISTORY_TIMELINE_VIEW, historyTimelineToJson } from '../../conversation/saved-history-timeline.js';
+import { planOutlinedHistory } from '../../conversation/exchange-history.js';
+import { HISTORY_OUTLINE_VIEW, historyOutlineFromJson, historyOutlineToJson } from '../../conversation/history-outline.js';
+import { buildHistoryTimeline } from '../../conversation/history-timeline.js';
+import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, historyTimelineToJson } from '../../conversation/saved-history-timeline.js';
 import type { MessageOutline, TimelineEntry } from '../../store/history-store.js';
-import { saveView } from '../../store/saved-views.js';
+import { readSavedView, saveView } from '../../store/saved-views.js';
 import { countTargetKey } from '../../tokens/token-counter.js';
+import { agentHistoryJson } from '../../views/agent-history-json.js';
+import { storedPlanOptions } from '../../views/read-agent-history.js';
 import { runCli } from '../_test-cli.js';
 
 const target = { provider: 'openai', model: 'gpt-4o' };
@@ -61,11 +65,22 @@ describe('history of a long agent: no call takes the history as arguments', () =
     expect(stdout.split('\n').length).toBeGreaterThan(200_000);
   }, 120_000);
 
-  it('shows a summary that stands for 200,000 exchanges', async () => {
+  it('shows a summary that stands for 200,000 exchanges, and builds its JSON', async () => {
     const dataDir = savedHistory(200_010, 200_000);
     // The first exchange is not pinned, so the summary stands for it too.
-    const json = JSON.parse((await runCli(['history', agentId, '--data-dir', dataDir, '--json'])).stdout) as { summary: { exchanges: { first: number; last: number } }; exchanges: unknown[] };
-    expect(json.summary.exchanges).toEqual({ first: 0, last: 200_000 });
+    const { stdout } = await runCli(['history', agentId, '--data-dir', dataDir]);
+    expect(stdout).toMatch(/^Summary \(digest\) of exchanges #0–#200000, /m);
+    // `history --json` reads the window's messages from the store, which this directory lacks:
+    // its JSON is built here from the saved views, as the command and the web view build it.
+    const outline = historyOutlineFromJson(readSavedView(dataDir, HISTORY_OUTLINE_VIEW, agentId));
+    const timeline = historyTimelineFromJson(readSavedView(dataDir, HISTORY_TIMELINE_VIEW, agentId));
+    if (!outline || !timeline) throw new Error('the saved views were not read back');
+    const planned = await planOutlinedHistory(outline, await storedPlanOptions(outline.meta));
+    if (!planned) throw new Error('the outline was not planned');
+    const rows = buildHistoryTimeline(agentId, timeline.entries, timeline.forks, planned.exchanges, timeline.summaries);
+    const json = agentHistoryJson(agentId, planned, rows, { first: 0, count: rows.length, total: rows.length }, 'openai-chat');
+    expect(json.summary?.exchanges).toEqual({ first: 0, last: 200_000 });
     expect(json.exchanges).toHaveLength(200_010);
+    expect((JSON.parse(JSON.stringify(json)) as { timeline: unknown[] }).timeline).toHaveLength(200_010);
   }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SlidingContextError } from '../../errors/sliding-context-error.js';
 import { parseCommandFlags, type StoreCommandFlags, storeFlagsShape } from '../command-flags.js';
 import { type DeclareCommand, storeCommand } from '../command-line.js';
 
@@ -11,7 +12,13 @@ export const declareSearchCommand: DeclareCommand = (program, io) => {
     .argument('<agent>', 'agent id')
     .argument('<query...>', 'words to find; "a phrase" in quotes, or, -word to exclude')
     .addHelpText('after', '  sliding-context search <agent-id> \'"read_file" -test\' --json')
+    // A word to exclude (`-test`) is a word of the query, not an option: options take two dashes.
+    .allowUnknownOption()
     .action(async (agent: string, query: string[], options: unknown) => {
+      const misspelt = [agent, ...query].find((word) => word.startsWith('--'));
+      if (misspelt !== undefined) {
+        throw new SlidingContextError('UNKNOWN_OPTION', `unknown option '${misspelt}'; run with --help for usage (a word to exclude takes one dash: -word).`);
+      }
       const flags = parseCommandFlags(searchFlags, options, 'search');
       await (await import('./search-command.js')).runSearchCommand(agent, query.join(' '), flags, io);
     });

@@ -60,6 +60,19 @@ describe('search', () => {
     expect((await runCli(['search', child, 'deadline', ...flags])).stdout).toContain('No message this agent sees matches.');
   });
 
+  it('takes -word as a word to exclude, first or not, as its help says; a misspelt --option is still refused', async () => {
+    const search = async (...words: string[]) => JSON.parse((await runCli(['search', agent, ...words, '--json', ...flags])).stdout) as { query: string; hits: { seq: number }[] };
+    // dueDate is in 1, 4 and 5; only 5 has no "tasks".
+    expect((await search('dueDate', '-tasks')).hits.map((hit) => hit.seq)).toEqual([5]);
+    // tasks is in 1, 3 and 4; the read of schema.ts, 2, has neither.
+    const excluded = await search('-deadline', 'tasks');
+    expect(excluded.query).toBe('-deadline tasks');
+    expect(excluded.hits.map((hit) => hit.seq).sort()).toEqual([1, 3, 4]);
+    expect((await search('-tasks', 'dueDate')).hits.map((hit) => hit.seq)).toEqual([5]);
+    await expect(runCli(['search', agent, 'tasks', '--jsn', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_OPTION', message: expect.stringContaining('--jsn') });
+    await expect(runCli(['search', '--jsn', agent, 'tasks', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_OPTION', message: expect.stringContaining('--jsn') });
+  });
+
   it('refuses an empty query and an unknown agent with one clear error each', async () => {
     await expect(runCli(['search', agent, ' ', ...flags])).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('search: the query is empty') });
     await expect(runCli(['search', '00000000-0000-4000-8000-000000000000', 'x', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });

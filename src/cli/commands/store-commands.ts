@@ -35,6 +35,7 @@ import { renderHistoryReport } from '../render/history-report.js';
 import { renderLossRecords } from '../render/loss-report-text.js';
 import { storedPinLines } from '../render/pins-list.js';
 import { agentHistoryJson } from '../../views/agent-history-json.js';
+import { agentWireFormat } from '../../views/agent-wire-format.js';
 import { agentExchangeNumbering } from '../../views/agent-window-json.js';
 import { summaryView } from '../../views/summary-view.js';
 
@@ -62,8 +63,11 @@ export async function agentTarget(io: CliIo, store: HistoryStore, agentId: strin
 
 /** {@link agentTarget} from the agent's stored meta. */
 async function targetOfMeta(io: CliIo, meta: Readonly<Record<string, unknown>>, flags: TargetFlags) {
-  const provider = flags.provider ?? (typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER);
-  const model = flags.model ?? (typeof meta.model === 'string' ? meta.model : defaultModelFor(provider));
+  const storedProvider = typeof meta.provider === 'string' ? meta.provider : DEFAULT_PROVIDER;
+  const provider = flags.provider ?? storedProvider;
+  // The agent's model is its provider's: another provider named alone gets that provider's default.
+  const storedModel = typeof meta.model === 'string' && provider === storedProvider ? meta.model : undefined;
+  const model = flags.model ?? storedModel ?? defaultModelFor(provider);
   // The agent's own budget unless one is given now.
   const budgetTokens = await resolveCliBudget(io, flags.budget, { provider, model });
   const policy = flags.policy === undefined ? undefined : validateWindowPolicy(flags.policy, '--policy');
@@ -122,22 +126,25 @@ export async function runHistoryCommand(
   const location = cliStoreLocation(io, flags, { create: false });
   const saved = 'dataDir' in location ? historyOutlineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_OUTLINE_VIEW, agentId)) : undefined;
   const savedTimeline = 'dataDir' in location ? historyTimelineFromJson(readSavedViewOrFail(location.dataDir, HISTORY_TIMELINE_VIEW, agentId)) : undefined;
-  const fromSaved = saved && savedTimeline ? await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags)) : undefined;
-  if (fromSaved && savedTimeline) {
-    printHistory(io, agentId, flags, rows, fromSaved, savedTimeline);
+  // The JSON holds the window's messages whole: their bodies are in the store, not beside it.
+  const fromSaved = saved && savedTimeline && flags.json !== true
+    ? await planOutlinedHistory(saved, await outlinePlanOptions(io, saved.meta, flags))
+    : undefined;
+  if (saved && fromSaved && savedTimeline) {
+    printHistory(io, { agentId, meta: saved.meta }, flags, rows, fromSaved, savedTimeline);
     return;
   }
   await withCliStore(io, flags, async (store) => {
     const outline = await saveHistoryOutline(store, agentId);
     const timeline = await saveHistoryTimeline(store, agentId);
-    const planned = await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline });
-    printHistory(io, agentId, flags, rows, planned, timeline);
+    const planned = await planHistoryView({ ...(await outlinePlanOptions(io, outline.meta, flags)), store, agentId, outline, wholeMessages: flags.json });
+    printHistory(io, { agentId, meta: outline.meta }, flags, rows, planned, timeline);
   }, { create: false });
 }
 
 function printHistory(
   io: CliIo,
-  agentId: string,
+  { agentId, meta }: { readonly agentId: string; readonly meta: Readonly<Record<string, unknown>> },
   flags: HistoryFlags,
   limits: HistoryRowLimits,
   planned: PlannedHistory,
@@ -149,7 +156,8 @@ function printHistory(
   const { rows, offset } = sliceHistoryRows(recent.rows, limits);
   if (flags.json) {
     const range = { first: recent.earlier + offset, count: rows.length, total: every.length };
-    io.stdout.write(`${JSON.stringify(agentHistoryJson(agentId, planned, rows, range), null, 2)}\n`);
+    const json = agentHistoryJson(agentId, planned, rows, range, agentWireFormat(meta, plan.provider));
+    io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     return;
   }
   const now = new Date();

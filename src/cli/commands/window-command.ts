@@ -5,7 +5,8 @@ import { requireValidConversation } from '../../exchange/require-valid-conversat
 import { applyEvents } from '../../message/apply-events.js';
 import { isRecord } from '../../message/is-record.js';
 import type { ModelMessage } from '../../message/message.js';
-import { buildRequest, providerWireFormat, wireFormats } from '../../providers/wire-format.js';
+import { buildRequest } from '../../providers/wire-format.js';
+import { agentWireFormat } from '../../views/agent-wire-format.js';
 import { validateWindowPolicy } from '../../window/window-policy.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { planWindow } from '../../window/plan-window.js';
@@ -69,7 +70,7 @@ export type AgentWindowFlags = StoreCommandFlags & TargetFlags & { readonly body
 export async function planAgentWindow(store: HistoryStore, agentId: string, flags: TargetFlags, io: CliIo) {
   const planned = await planAgentHistory(io, store, agentId, flags);
   const { plan, settings, meta } = planned;
-  const format = wireFormats.find((candidate) => candidate === meta.format && candidate !== 'neutral') ?? providerWireFormat(plan.provider);
+  const format = agentWireFormat(meta, plan.provider);
   const options = format === meta.format && isRecord(meta.requestOptions) ? meta.requestOptions : {};
   const model = typeof options.model === 'string' ? options.model : plan.model;
   const request = buildRequest(format, { model, system: settings.system, tools: settings.tools, messages: plan.messages, options });

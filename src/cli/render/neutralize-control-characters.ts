@@ -1,3 +1,5 @@
+import { REORDERING_CHARACTER } from '../../message/reordering-character.js';
+
 /**
  * C0 controls but tab and newline, DEL, and C1 controls: what a terminal reads as a command (ESC
  * starts CSI and OSC sequences; a C1 CSI or OSC does the same in one character).
@@ -5,8 +7,7 @@
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** The line and paragraph separators and the direction overrides and isolates, which reorder what a terminal shows (Trojan Source). */
-const FORMAT_CHARACTERS = /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const REORDERING_CHARACTERS = new RegExp(REORDERING_CHARACTER.source, 'g');
 
 /**
  * Text for a terminal with every control character shown as a visible `\xNN` instead of sent raw,
@@ -17,5 +18,5 @@ const FORMAT_CHARACTERS = /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 export function neutralizeControlCharacters(text: string): string {
   return text
     .replace(CONTROL_CHARACTERS, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, '0')}`)
-    .replace(FORMAT_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
+    .replace(REORDERING_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
 }
