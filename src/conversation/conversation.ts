@@ -11,8 +11,8 @@ import { WorkingBudget } from './working-budget.js';
 import { validateBudgetTokens } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
 import { contextOverflowOf } from '../providers/context-overflow.js';
-import { type AgentSettings, agentSettings, holdsSentPreamble, sentPreambleMeta } from './agent-settings.js';
-import { agentToOpen, resolveOpenOptions } from './resolve-open-options.js';
+import { type AgentSettings, agentSettings } from './agent-settings.js';
+import { agentToOpen, followSentPreamble, resolveOpenOptions } from './resolve-open-options.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import type { PruneResult, WindowState } from '../window/window-state.js';
 import type { ConversationEvent, ConversationListener } from './conversation-events.js';
@@ -89,11 +89,7 @@ export class Conversation {
     const options = resolveOpenOptions(given);
     const agentId = await agentToOpen(options);
     const meta = await options.store.agentMeta(agentId);
-    if (options.preambleAsGiven === true) {
-      // The agent's stored model and preamble follow its calls: what its views plan with is what the next call sends.
-      const sent = { provider: options.provider, model: options.model, system: options.system, tools: options.tools, format: options.format };
-      if (!holdsSentPreamble(meta, sent)) await options.store.updateAgentMeta(agentId, sentPreambleMeta(sent, options.counter.countPreamble(sent)));
-    }
+    if (options.preambleAsGiven === true) await followSentPreamble(options, agentId, meta);
     const settings = agentSettings(meta, options);
     const conversation = new Conversation(agentId, options, options.recall ? { ...settings, tools: withRecallTools(settings.tools) } : settings);
     conversation.#recordSpan = await loadEventSpans();

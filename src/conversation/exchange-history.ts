@@ -19,6 +19,7 @@ import { indexOfPosition, keptCutPosition } from './kept-cut.js';
 import type { WindowPlan } from '../window/window-plan.js';
 import { type StoredSyntheticResult, storedSyntheticResultCounter } from './synthetic-result-counts.js';
 import { placePins } from './pinned-messages.js';
+import { heldCounts, heldSkeletonOf, type KnownCounts, skeletonOf } from './outline-stand-ins.js';
 
 /** An exchange as the `/history` view shows it. */
 export interface ExchangeHistory {
@@ -276,7 +277,9 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
     standIns.add(skeleton);
     return skeleton;
   };
-  const messages = held ? outline.messages.map(heldSkeletonOf) : outline.messages.map((entry) => bodies?.get(positionKey(entry)) ?? standInOf(entry));
+  const messages = held
+    ? outline.messages.map(heldSkeletonOf)
+    : bodies ? outline.messages.map((entry) => bodies.get(positionKey(entry)) ?? standInOf(entry)) : outline.messages.map(skeletonOf);
   if (!pairsUp(messages, options.planner?.outline)) return undefined;
   // Held, each skeleton's count is kept with it: no map of every message is made again for each plan.
   const known: KnownCounts = held ? heldCounts() : new Map(messages.map((message, index) => [message, outline.messages[index]?.count as TokenCount]));
@@ -292,58 +295,6 @@ export async function planOutlinedHistory(outline: HistoryOutline, options: Outl
 
 function withLosses(planned: PlannedHistory, outline: HistoryOutline): PlannedHistory {
   return outline.losses ? { ...planned, losses: outline.losses } : planned;
-}
-
-/** The counts planning knows, by message: a `Map`, or for a held plan {@link heldCounts}. */
-interface KnownCounts {
-  get(message: ModelMessage): TokenCount | undefined;
-  set(message: ModelMessage, count: TokenCount): unknown;
-}
-
-/** Each outlined message's skeleton, made once: a held outline that grew is planned with the same objects. */
-const skeletons = new WeakMap<MessageOutline, ModelMessage>();
-/** The stored count of each skeleton {@link heldSkeletonOf} made (the outline's, checked to be for the model planned). */
-const skeletonCounts = new WeakMap<ModelMessage, TokenCount>();
-
-function heldSkeletonOf(entry: MessageOutline): ModelMessage {
-  let skeleton = skeletons.get(entry);
-  if (skeleton === undefined) {
-    skeleton = skeletonOf(entry);
-    skeletons.set(entry, skeleton);
-    if (entry.count) skeletonCounts.set(skeleton, entry.count);
-  }
-  return skeleton;
-}
-
-/** The counts of a held plan: each skeleton's own, and those set for this plan (the summary's). */
-function heldCounts(): KnownCounts {
-  const set = new Map<ModelMessage, TokenCount>();
-  return { get: (message) => set.get(message) ?? skeletonCounts.get(message), set: (message, count) => set.set(message, count) };
-}
-
-/**
- * A stand-in for an outlined message with what planning reads: its role, its tool calls and
- * results with their ids, and an exchange start's title as its text. Planned with the stored
- * counts, it gives the same window as the message itself.
- */
-function skeletonOf(entry: MessageOutline): ModelMessage {
-  // In part order: a result pairs with the nearest open call of its id, so order matters.
-  const parts = entry.toolParts.map((part) =>
-    part.type === 'tool-call'
-      ? { type: 'tool-call' as const, toolCallId: part.toolCallId, toolName: part.toolName, input: {} }
-      : { type: 'tool-result' as const, toolCallId: part.toolCallId, toolName: part.toolName, output: { type: 'text' as const, value: '' } },
-  );
-  const results = parts.filter((part) => part.type === 'tool-result');
-  switch (entry.role) {
-    case 'system':
-      return { role: 'system', content: '' };
-    case 'user':
-      return { role: 'user', content: results.length > 0 ? results : (entry.title ?? '') };
-    case 'assistant':
-      return { role: 'assistant', content: parts };
-    case 'tool':
-      return { role: 'tool', content: results };
-  }
 }
 
 /** Whether the tool calls and results pair up (calls left unanswered allowed); through `check` when one is held. */

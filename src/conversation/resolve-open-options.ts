@@ -1,7 +1,7 @@
 import { resolveModel } from '../tokens/model-catalog.js';
 import { modelBudget } from '../window/model-budget.js';
 import { validateWindowPolicy } from '../window/window-policy.js';
-import { agentSettings, newAgentMeta } from './agent-settings.js';
+import { agentSettings, holdsSentPreamble, newAgentMeta, sentPreambleMeta } from './agent-settings.js';
 import type { OpenConversationOptions } from './conversation-options.js';
 
 /**
@@ -28,4 +28,14 @@ export async function agentToOpen(options: OpenConversationOptions): Promise<str
   const meta = { ...options.meta, ...newAgentMeta(target, options, preamble), ...format };
   agentSettings(meta, options);
   return options.store.createAgent(meta);
+}
+
+/**
+ * Makes the agent's stored model, system prompt, tools and format those of the call (one write,
+ * only when they differ from `meta`), for a caller whose every call carries its whole body: what
+ * the agent's views plan with is what its next call sends.
+ */
+export async function followSentPreamble(options: OpenConversationOptions, agentId: string, meta: Readonly<Record<string, unknown>>): Promise<void> {
+  const sent = { provider: options.provider, model: options.model, system: options.system, tools: options.tools, format: options.format };
+  if (!holdsSentPreamble(meta, sent)) await options.store.updateAgentMeta(agentId, sentPreambleMeta(sent, options.counter.countPreamble(sent)));
 }

@@ -36,7 +36,7 @@ import { insertFork, readHistory } from './lineage.js';
 import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
 import type { OpenStoreOptions, ViewSaver } from './open-store-options.js';
 import { parseDatabaseUrl } from './database-url.js';
-import { SAVE_VIEWS_AFTER_WRITE_UP_TO, SavedViewUpkeep } from './saved-view-upkeep.js';
+import { SavedViewUpkeep } from './saved-view-upkeep.js';
 import { describeStoreFailure } from './store-open-error.js';
 import { messageRows, requireAgent, toStoredMessage } from './stored-rows.js';
 import { serveStore, type StoreService } from './serve-store.js';
@@ -367,22 +367,6 @@ export class HistoryStore {
   }
 
   /**
-   * Saves, through the {@link OpenStoreOptions.saveViews} given at open, the views of the agents
-   * written here whose visible history is within {@link SAVE_VIEWS_AFTER_WRITE_UP_TO} messages.
-   */
-  async #saveViewsOfWrites(): Promise<void> {
-    const save = this.#saveViews;
-    if (save === undefined) return;
-    for (const agentId of this.#views.takeWritten()) {
-      try {
-        if ((await this.visibleLength(agentId)) <= SAVE_VIEWS_AFTER_WRITE_UP_TO) await save(this, agentId);
-      } catch {
-        // A view not saved is only missing: `history` reads the store instead.
-      }
-    }
-  }
-
-  /**
    * Closes the database (and, for PGlite, writes it out and releases the directory lock), after
    * any transaction still running and any operation served to another process, saving the
    * views of what was written first (see {@link OpenStoreOptions.saveViews}). Closing again
@@ -393,7 +377,9 @@ export class HistoryStore {
       try {
         await this.#service?.stop();
         await this.#notifications.stop();
-        await this.#saveViewsOfWrites();
+        // The views of what was written here, through the `saveViews` given at open.
+        const save = this.#saveViews;
+        if (save) await this.#views.saveWritten((agentId) => save(this, agentId), (agentId) => this.visibleLength(agentId));
         await this.#searchText.settled();
       } finally {
         await this.#database.close();

@@ -77,4 +77,18 @@ export class SavedViewUpkeep {
     this.#written.clear();
     return written;
   }
+
+  /**
+   * Saves, with `save`, the views of the agents written since the last call whose visible history
+   * (`visibleLength`) is within {@link SAVE_VIEWS_AFTER_WRITE_UP_TO} messages.
+   */
+  async saveWritten(save: (agentId: string) => Promise<unknown>, visibleLength: (agentId: string) => Promise<number>): Promise<void> {
+    for (const agentId of this.takeWritten()) {
+      try {
+        if ((await visibleLength(agentId)) <= SAVE_VIEWS_AFTER_WRITE_UP_TO) await save(agentId);
+      } catch {
+        // A view not saved is only missing: `history` reads the store instead.
+      }
+    }
+  }
 }
