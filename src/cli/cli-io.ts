@@ -22,7 +22,8 @@ export interface CliIo {
   readStdin(): Promise<string | Uint8Array>;
   /** The interactive terminal, for `chat`: absent where there is none. */
   readonly terminal?: {
-    readonly input: NodeJS.ReadableStream;
+    /** `isTTY` when it is a terminal: off one, `chat` makes a new agent only once a line comes. */
+    readonly input: NodeJS.ReadableStream & { readonly isTTY?: boolean };
     readonly output: NodeJS.WritableStream & { readonly isTTY?: boolean; readonly columns?: number };
   } | undefined;
   /** The working directory: what the chat's tools may read. */

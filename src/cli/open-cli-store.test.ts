@@ -169,7 +169,8 @@ describe('commands that read, or need an agent that exists, on a server database
       const name = new URL(database.url).pathname.slice(1);
       const commands = [['agents'], ['agents', '--json'], ['history', agentId], ['window', '--agent', agentId], ['marks', agentId], ['export', agentId], ['mark', agentId, 'label'], ['fork', agentId], ['import', '-', '--agent', agentId]];
       for (const args of commands) {
-        await expect(runCli([...args, '--database-url', database.url], { stdin: '[]' }), args.join(' ')).rejects.toMatchObject({
+        // One message: an import of none is refused before any store is looked at.
+        await expect(runCli([...args, '--database-url', database.url], { stdin: JSON.stringify([{ role: 'user', content: 'hello' }]) }), args.join(' ')).rejects.toMatchObject({
           code: 'NO_STORE',
           message: expect.stringMatching(new RegExp(`^There is no store in the database ${name} at 127\\.0\\.0\\.1:\\d+ \\(it holds no sliding-context tables\\); check --database-url \\(or DATABASE_URL\\)`)),
         });

@@ -1,7 +1,8 @@
 import type { HistoryStore } from '../store/history-store.js';
 import type { StoreLocation } from '../store/open-database.js';
 import { defaultDataDir } from '../store/default-data-dir.js';
-import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
+import { unknownAgent } from '../store/stored-rows.js';
 import type { CliIo } from './cli-io.js';
 import { settingFromEnv } from './cli-settings.js';
 import { expandHomeDirectory } from './expand-home-directory.js';
@@ -53,8 +54,25 @@ export async function withCliStore<Result>(
   const cancel = io.onInterrupt(() => store.close());
   try {
     return await work(store);
+  } catch (error) {
+    throw await withForkIdHint(store, error);
   } finally {
     cancel();
     await store.close();
   }
+}
+
+/**
+ * An `UNKNOWN_AGENT` for a bare uuid that is a fork's own part (`agents` shows a fork so, under
+ * its root) told the fork's full id, `<root>:<fork>`; any other error as it is.
+ */
+async function withForkIdHint(store: HistoryStore, error: unknown): Promise<unknown> {
+  if (!isSlidingContextError(error, 'UNKNOWN_AGENT')) return error;
+  const forks = (await store.listAgents().catch(() => [])).flatMap(({ agentId }) => {
+    const id = agentId.split(':')[1];
+    return id === undefined ? [] : [{ agentId, id }];
+  });
+  const fork = forks.find(({ id }) => unknownAgent({ rootId: id, id }).message === error.message);
+  if (!fork) return error;
+  return new SlidingContextError('UNKNOWN_AGENT', `No agent ${fork.id} in this store: that is the fork ${fork.agentId} (a fork's id is <root>:<fork>, as \`agents --json\` shows it); pass the whole id.`, { cause: error });
 }

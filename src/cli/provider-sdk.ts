@@ -15,7 +15,7 @@ export const API_KEY_VARIABLES = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROP
 
 /**
  * The provider's official SDK client, its key from the environment; with a base URL (a local
- * OpenAI-compatible server) no key is needed. The SDK is loaded only here.
+ * OpenAI-compatible server) no key is needed; an empty variable is unset. The SDK is loaded only here.
  * @throws SlidingContextError `MISSING_API_KEY`, naming the variable to set
  */
 export async function providerSdk<Provider extends ProviderSdk['provider']>(
@@ -28,7 +28,8 @@ export async function providerSdk<Provider extends ProviderSdk['provider']>(
 
 async function makeSdk(provider: ProviderSdk['provider'], io: Pick<CliIo, 'env'>, baseUrl: string | undefined): Promise<ProviderSdk> {
   const variable = API_KEY_VARIABLES[provider];
-  const apiKey = io.env[variable] ?? (baseUrl ? 'not-needed' : undefined);
+  // An empty variable counts as unset, as every setting's does (`OPENAI_API_KEY= … --base-url …`).
+  const apiKey = io.env[variable] || (baseUrl ? 'not-needed' : undefined);
   if (!apiKey) throw new SlidingContextError('MISSING_API_KEY', `${variable} is not set: export it, or pass --base-url for a local OpenAI-compatible server.`);
   if (provider === 'anthropic') {
     const { default: Anthropic } = await import('@anthropic-ai/sdk');

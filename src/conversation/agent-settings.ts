@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../message/message.js';
 import { parseToolDefinitions } from '../message/parse-messages.js';
 import { sameJsonValue } from '../message/same-json-value.js';
 import { type CountTarget, countTargetKey, type TokenCount } from '../tokens/token-counter.js';
-import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from '../window/budget-tokens.js';
+import { DEFAULT_BUDGET_TOKENS, validateBudgetTokensOption } from '../window/budget-tokens.js';
 
 /** The settings an agent keeps in its stored meta, and its forks inherit. */
 export interface AgentSettings {
@@ -27,7 +27,7 @@ export interface SettingsOverrides {
 export function agentSettings(meta: Readonly<Record<string, unknown>>, overrides: SettingsOverrides = {}): AgentSettings {
   const { budgetTokens, system, tools } = meta;
   return {
-    budgetTokens: validateBudgetTokens(overrides.budgetTokens ?? (typeof budgetTokens === 'number' ? budgetTokens : DEFAULT_BUDGET_TOKENS)),
+    budgetTokens: validateBudgetTokensOption(overrides.budgetTokens ?? (typeof budgetTokens === 'number' ? budgetTokens : DEFAULT_BUDGET_TOKENS)),
     pinFirstExchange: overrides.pinFirstExchange ?? meta.pinFirstExchange === true,
     system: overrides.preambleAsGiven === true ? overrides.system : overrides.system ?? (typeof system === 'string' ? system : undefined),
     tools: overrides.preambleAsGiven === true

@@ -8,7 +8,7 @@ import type { TokenCount } from '../tokens/token-counter.js';
 import { runsEndingAtRewinds } from './take-run.js';
 import { WindowPruner } from './window-pruner.js';
 import { WorkingBudget } from './working-budget.js';
-import { validateBudgetTokens } from '../window/budget-tokens.js';
+import { validateBudgetTokensOption } from '../window/budget-tokens.js';
 import { DEFAULT_WINDOW_POLICY, type WindowPolicy } from '../window/window-policy.js';
 import { contextOverflowOf } from '../providers/context-overflow.js';
 import { type AgentSettings, agentSettings } from './agent-settings.js';
@@ -308,9 +308,12 @@ export class Conversation {
     };
   }
 
-  /** Changes the budget (kept with the agent for this conversation only) and reloads the window. */
+  /**
+   * Changes the budget of this open conversation and reloads the window. The agent's stored budget
+   * is left as it was: open it again with `budgetTokens` to plan with this one.
+   */
   async setBudgetTokens(budgetTokens: number): Promise<void> {
-    this.#settings.budgetTokens = validateBudgetTokens(budgetTokens);
+    this.#settings.budgetTokens = validateBudgetTokensOption(budgetTokens);
     await this.writeEvictionRecords();
     await this.#window.load();
   }

@@ -105,6 +105,17 @@ describe('parseMessages', () => {
     );
   });
 
+  it('refuses a mark or rewind label with no visible character, and keeps a mark without one', () => {
+    for (const label of ['', '   ']) {
+      for (const kind of ['mark', 'rewind']) {
+        const error = errorOf(() => parseMessages([{ role: 'user', content: 'x' }, { role: 'event', kind, label }]));
+        expect(error.code).toBe('INVALID_MESSAGE');
+        expect(error.message).toContain('messages[1].label: a mark or rewind label needs at least one visible character');
+      }
+    }
+    expect(parseMessages([{ role: 'event', kind: 'mark' }, { role: 'event', kind: 'rewind', label: ' m ' }])).toHaveLength(2);
+  });
+
   it('rejects an unknown event kind and a non-array', () => {
     expect(errorOf(() => parseMessages([{ role: 'event', kind: 'undo' }])).message).toContain(
       'messages[0].kind: expected "clear"',

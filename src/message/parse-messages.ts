@@ -8,7 +8,12 @@ import {
   toolDefinitionSchema,
 } from './message.js';
 
-const messagesSchema = z.array(messageSchema);
+/** A mark or rewind label needs a visible character, as the CLI asks: a rewind names its mark by it. */
+const newMessageSchema = messageSchema.refine(
+  (message) => !(message.role === 'event' && (message.kind === 'mark' || message.kind === 'rewind') && message.label?.trim() === ''),
+  { path: ['label'], message: 'a mark or rewind label needs at least one visible character, e.g. before-refactor' },
+);
+const messagesSchema = z.array(newMessageSchema);
 const toolsSchema = z.array(toolDefinitionSchema);
 
 function toError(root: string, error: z.ZodError, what: string): SlidingContextError {
@@ -38,7 +43,7 @@ export function parseMessages(input: unknown, root = 'messages'): Message[] {
  * @throws SlidingContextError `INVALID_MESSAGE`.
  */
 export function parseMessage(input: unknown, root: string): Message {
-  const result = messageSchema.safeParse(input, { reportInput: true });
+  const result = newMessageSchema.safeParse(input, { reportInput: true });
   if (!result.success) throw toError(root, result.error, 'message');
   return result.data;
 }

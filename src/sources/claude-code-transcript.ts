@@ -108,7 +108,8 @@ export function convertClaudeCodeTranscript(records: readonly TranscriptLine[], 
   const skip = (reason: string) => {
     skipped[reason] = (skipped[reason] ?? 0) + 1;
   };
-  const titles = records.filter(({ record }) => record.type === 'summary' && typeof record.summary === 'string');
+  // A blank title names nothing: a mark needs a visible label.
+  const titles = records.filter(({ record }) => record.type === 'summary' && typeof record.summary === 'string' && record.summary.trim() !== '');
   const mainLines = records.filter(({ record }) => {
     if (record.type === 'summary') return false;
     if (record.isSidechain === true) {

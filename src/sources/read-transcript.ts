@@ -6,11 +6,25 @@ import type { BrokenLine, Transcript, TranscriptFormat, TranscriptLine } from '.
 /** The transcript formats by name, as `import --format` takes them. */
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex'];
 
-/** The format of a transcript, from its first records that say. */
+/** How many records, other than Claude Code's title lines, detection reads before it gives up. */
+const RECORDS_READ_TO_DETECT = 50;
+
+/**
+ * A Claude Code title line (`{"type":"summary","summary":…,"leafUuid":…}`): it names no session,
+ * and a resumed session's file may start with hundreds of them.
+ */
+function isTitleLine(record: Readonly<Record<string, unknown>>): boolean {
+  return record.type === 'summary' && typeof record.summary === 'string' && record.sessionId === undefined;
+}
+
+/** The format of a transcript, from its first records that say (title lines skipped). */
 export function detectTranscriptFormat(records: readonly TranscriptLine[]): TranscriptFormat | undefined {
-  for (const { record } of records.slice(0, 50)) {
+  let read = 0;
+  for (const { record } of records) {
+    if (isTitleLine(record)) continue;
     if (isCodexRecord(record)) return 'codex';
     if (isClaudeCodeRecord(record)) return 'claude-code';
+    if (++read >= RECORDS_READ_TO_DETECT) break;
   }
   return undefined;
 }

@@ -33,7 +33,7 @@ import { findStoredPrefix } from './find-stored-prefix.js';
 import { analyzePrefixIndexOnce } from './prefix-statistics.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { insertFork, readHistory } from './lineage.js';
-import { type OpenDatabase, openDatabase, type StoreLocation } from './open-database.js';
+import { type OpenDatabase, openDatabase, requireStoreLocation, type StoreLocation } from './open-database.js';
 import type { OpenStoreOptions, ViewSaver } from './open-store-options.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { SavedViewUpkeep } from './saved-view-upkeep.js';
@@ -119,9 +119,10 @@ export class HistoryStore {
   /**
    * Opens (and migrates) the store at a PGlite directory, in memory, or on a server.
    * @throws SlidingContextError `INVALID_DATABASE_URL` before connecting; `STORE_UNAVAILABLE` when
-   * the server or directory cannot be used, saying why
+   * the server or directory cannot be used, saying why; `INVALID_OPTION` for no location, or an empty `dataDir`
    */
   static async open(location: StoreLocation, options: OpenStoreOptions = {}): Promise<HistoryStore> {
+    requireStoreLocation(location);
     if ('databaseUrl' in location) parseDatabaseUrl(location.databaseUrl);
     let store: HistoryStore;
     try {

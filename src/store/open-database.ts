@@ -1,13 +1,15 @@
-import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { errorCode } from '../errors/error-code.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
+import { isRecord } from '../message/is-record.js';
 import type { DatabaseSchema } from './database-schema.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { checkStoreDirectory } from './check-store-directory.js';
 import { lockDirectory } from './directory-lock.js';
+import { makeDirectories } from './make-directories.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect, PGliteSession } from './pglite-dialect.js';
 import { type DirectTransaction, pgliteDirectTransaction, serverDirectTransaction } from './direct-transaction.js';
@@ -27,6 +29,23 @@ export type StoreLocation =
   | { readonly dataDir: string; readonly create?: boolean }
   | { readonly databaseUrl: string; readonly create?: boolean; readonly connections?: number | undefined }
   | { readonly memory: true };
+
+/**
+ * Checks what `HistoryStore.open` was given: `{ dataDir }` naming a directory, `{ databaseUrl }`
+ * or `{ memory: true }`.
+ * @throws SlidingContextError `INVALID_OPTION` naming the field
+ */
+export function requireStoreLocation(location: unknown): asserts location is StoreLocation {
+  const refuse = (problem: string) => new SlidingContextError('INVALID_OPTION', `HistoryStore.open: ${problem}; give { dataDir: "<directory>" }, { databaseUrl: "postgres://…" } or { memory: true }.`);
+  if (!isRecord(location)) throw refuse(`the location is ${location === undefined ? 'missing' : location === null ? 'null' : `a ${typeof location}`}`);
+  if ('databaseUrl' in location) {
+    if (typeof location.databaseUrl !== 'string') throw refuse(`databaseUrl is ${typeof location.databaseUrl}, not a string`);
+  } else if ('dataDir' in location) {
+    if (typeof location.dataDir !== 'string' || location.dataDir.trim() === '') throw refuse(`dataDir is ${JSON.stringify(location.dataDir)}, not a directory`);
+  } else if (location.memory !== true) {
+    throw refuse('the location names no store');
+  }
+}
 
 /** The server connections a store opens at most, unless its location says otherwise: enough for one agent loop or command. */
 export const DEFAULT_SERVER_CONNECTIONS = 4;
@@ -90,7 +109,7 @@ function noServerStore(databaseUrl: string): SlidingContextError {
 function lockDataDir(dataDir: string, create: boolean): { release: () => void; isNew: boolean } {
   const state = checkStoreDirectory(dataDir, create);
   // On a file, mkdir fails as it did before: nothing is written beside it.
-  if (state === 'missing' || state === 'not-a-directory') mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (state === 'missing' || state === 'not-a-directory') makeDirectories(dataDir, 0o700);
   // The store serves the directory once open (see history-store.ts): the lock says so from the start.
   const unlock = lockDirectory(dataDir, { serves: canServe(dataDir) });
   // The socket the store was served on goes just before the lock (not after: then it may be the next holder's).

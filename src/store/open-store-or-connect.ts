@@ -41,7 +41,9 @@ export async function openStoreOrConnect(location: StoreLocation, options: OpenS
       handingOver ||= isClosing(location.dataDir);
       const holder = lockHolder(location.dataDir);
       if (holder?.pid === process.pid) throw error;
-      const remote = holder && (await RemoteHistoryStore.connect(location.dataDir, holder, options));
+      // Should this holder go away, the directory is opened again the same way: here, or through a new holder.
+      const reopen = () => openStoreOrConnect({ dataDir: location.dataDir, create: false }, options);
+      const remote = holder && (await RemoteHistoryStore.connect(location.dataDir, holder, options, reopen));
       if (remote) return remote;
       // Released since: the directory is this process's to open, unless another took it first.
       // Or held by one that will serve it once it has opened it (started a moment before this one).

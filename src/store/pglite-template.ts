@@ -1,10 +1,11 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, sql } from 'kysely';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import type { DatabaseSchema } from './database-schema.js';
+import { makeDirectories } from './make-directories.js';
 import { latestMigration, migrationProvider } from './migrations.js';
 import { pgliteDialect } from './pglite-dialect.js';
 import { xdgDirectory } from './home-directories.js';
@@ -82,7 +83,7 @@ async function findOrBuild(startParams: readonly string[]): Promise<PGliteTempla
   const folder = join(root, `pglite-${pgliteVersion()}-${latestMigration}`);
   const template = { directory: join(folder, 'store'), archive: join(folder, 'store.tar') };
   if (existsSync(template.archive)) return template;
-  mkdirSync(root, { recursive: true, mode: 0o700 });
+  makeDirectories(root, 0o700);
   removeAbandonedBuilds(root);
   const building = mkdtempSync(join(root, 'building-'));
   try {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,6 +214,39 @@ describe('serving a held PGlite directory', () => {
     if (remote === undefined) throw new Error('the stand-in holder was not reached');
     await expect(remote.append(agent, [user('maybe')])).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('closed it before answering') });
     await remote.close();
+  });
+
+  it('a read a holder did not run, when another process took the directory meanwhile, runs through that process', async () => {
+    const { dataDir } = await storeWithAgent();
+    let taker: ChildProcess | undefined;
+    let output = '';
+    // The holder says it stops serving; before it lets go, another process serves the directory and holds its lock.
+    const bound = join(dirname(dataDir), 'bound-first');
+    writeFileSync(`${dataDir}.lock`, JSON.stringify({ pid: process.ppid, command: 'sliding-context import', nonce: 'first' }));
+    const first = createServer((socket) => {
+      socket.once('data', () => {
+        socket.end(`${JSON.stringify({ serving: true })}\n${JSON.stringify({ closing: true })}\n`);
+        first.close();
+        taker = spawn(process.execPath, ['--import', 'tsx', 'src/store/_test-serve-child.ts', dataDir], { cwd: root });
+        taker.stdout?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes('SERVING\n') && taker?.pid !== undefined) {
+            writeFileSync(`${dataDir}.lock`, JSON.stringify({ pid: taker.pid, command: 'sliding-context serve', nonce: 'taker', serves: true }));
+          }
+        });
+      });
+    });
+    await new Promise<void>((resolve) => first.listen(bound, resolve));
+    renameSync(bound, storeSocketPath(dataDir));
+    const remote = await openStoreOrConnect({ dataDir });
+    expect(remote).toBeInstanceOf(RemoteHistoryStore);
+    // The stand-in that took over knows no agent; the directory itself holds one.
+    expect(await remote.listAgents()).toEqual([]);
+    await remote.close();
+    taker?.stdin?.end();
+    await new Promise((resolve) => taker?.once('exit', resolve));
+    expect(output).toContain('STOPPED\n');
+    rmSync(`${dataDir}.lock`);
   });
 
   it('a holder says it serves each reader, answers, and says it stops after its last answer', async () => {

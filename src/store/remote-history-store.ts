@@ -3,7 +3,8 @@
  * process serves ({@link serveStore}). Every operation runs in the holder as one call of its own
  * store; only `deriveSavedView` derives here, and saves nothing (the holder's writes would not
  * drop what a reader saved). When the holder closes the store meanwhile, what it did not run
- * (and any read it left unanswered) runs on the store opened here once it is let go.
+ * (and any read it left unanswered) runs on the store opened here once it is let go, or, when
+ * another process took the directory first, through that process.
  */
 import { createConnection, type Socket } from 'node:net';
 import { isSlidingContextError, SlidingContextError } from '../errors/sliding-context-error.js';
@@ -144,25 +145,29 @@ function sentOptions<Options extends AppendOptions>(options: Options, agentId: s
 /** A {@link HistoryStore} whose operations run in the process holding its directory. */
 export class RemoteHistoryStore extends HistoryStore {
   readonly #connection: HolderConnection;
-  readonly #dataDir: string;
-  /** What the store opened here once the holder went away is opened with. */
-  readonly #options: OpenStoreOptions;
-  /** The store opened here once the holder went away: the operations left run on it. */
+  /** Opens the directory once the holder went away: here, or through a holder that took it meanwhile. */
+  readonly #reopen: () => Promise<HistoryStore>;
+  /** The store opened once the holder went away: the operations left run on it. */
   #local: Promise<HistoryStore> | undefined;
 
-  private constructor(connection: HolderConnection, dataDir: string, options: OpenStoreOptions) {
+  private constructor(connection: HolderConnection, reopen: () => Promise<HistoryStore>) {
     super(HELD_ELSEWHERE);
     this.#connection = connection;
-    this.#dataDir = dataDir;
-    this.#options = options;
+    this.#reopen = reopen;
   }
 
   /**
    * Connects to the process serving the PGlite directory `dataDir`, or gives undefined when none
    * answers on its socket (no holder, or one that does not serve). `options` are those of the
-   * store opened here if the holder goes away meanwhile.
+   * store opened here if the holder goes away meanwhile; `reopen`, when given, opens the directory
+   * then instead (and may reach a process that took it over).
    */
-  static async connect(dataDir: string, holder: LockHolder | undefined, options: OpenStoreOptions = {}): Promise<RemoteHistoryStore | undefined> {
+  static async connect(
+    dataDir: string,
+    holder: LockHolder | undefined,
+    options: OpenStoreOptions = {},
+    reopen: () => Promise<HistoryStore> = () => HistoryStore.open({ dataDir, create: false }, options),
+  ): Promise<RemoteHistoryStore | undefined> {
     if (!fitsSocketPath(storeSocketPath(dataDir))) return undefined;
     const socket = createConnection(storeSocketPath(dataDir));
     try {
@@ -174,7 +179,7 @@ export class RemoteHistoryStore extends HistoryStore {
       socket.destroy();
       return undefined;
     }
-    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder), dataDir, options);
+    return new RemoteHistoryStore(new HolderConnection(socket, dataDir, holder), reopen);
   }
 
   #call<Name extends ServedOperation>(name: Name, args: Parameters<Operation<Name>>): ReturnType<Operation<Name>> {
@@ -200,11 +205,11 @@ export class RemoteHistoryStore extends HistoryStore {
     return Reflect.apply<HistoryStore, readonly unknown[], Promise<unknown>>(operation, local, args);
   }
 
-  /** Opens the directory here once its holder let it go, or fails with `reason` after a while. */
+  /** Opens the directory once its holder let it go, or fails with `reason` after a while. */
   async #openHere(reason: unknown): Promise<HistoryStore> {
     for (const deadline = Date.now() + HANDOVER_PATIENCE_MS; ;) {
       try {
-        return await HistoryStore.open({ dataDir: this.#dataDir, create: false }, this.#options);
+        return await this.#reopen();
       } catch (error) {
         if (!isSlidingContextError(error, 'STORE_LOCKED') || Date.now() > deadline) throw reason;
       }

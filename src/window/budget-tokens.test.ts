@@ -25,6 +25,15 @@ describe('budget tokens', () => {
     },
   );
 
+  it('says a whole number past 2^53 is too large, naming the maximum', () => {
+    for (const value of ['99999999999999999999', 2 ** 53, 1e20]) {
+      expect(() => validateBudgetTokens(value, '--budget')).toThrow(
+        expect.objectContaining({ code: 'BUDGET_INVALID', message: expect.stringMatching(/^--budget is too large: at most 9007199254740991 tokens/) }),
+      );
+    }
+    expect(validateBudgetTokens(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
   it('names where a bad value came from', () => {
     expect(() => resolveBudgetTokens({ environmentValue: 'lots' })).toThrow(
       /SLIDING_CONTEXT_TOKENS/,

@@ -2,17 +2,18 @@ import { buildAbortedResultMessage, groupByCallMessage, groupsBetween } from '..
 import { detectExchanges } from '../exchange/detect-exchanges.js';
 import { requireValidConversation } from '../exchange/require-valid-conversation.js';
 import { replayEvents } from '../message/apply-events.js';
+import { requireMessages } from '../message/require-messages.js';
 import { isModelMessage, type Message, type ToolDefinition } from '../message/message.js';
 import { sumTokenCounts } from '../tokens/sum-token-counts.js';
 import { DEFAULT_PROVIDER, defaultModelFor, type TokenCounter } from '../tokens/token-counter.js';
 import { assembleWindowPlan, type ExchangeAccount } from './_assemble-window-plan.js';
-import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
+import { checkWindowOptions } from './window-options.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { followPreviousCut } from './follow-previous-cut.js';
 import { chooseCut } from './window-cut.js';
 import { accountPins, pinsByExchange } from './pin-accounts.js';
 import type { WindowPlan } from './window-plan.js';
-import { DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import { pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 
 /** What to plan a window over. */
 export interface PlanWindowOptions {
@@ -59,11 +60,13 @@ function previousCutIndex(exchanges: readonly ExchangeAccount[], previousCutoff:
  * first exchange when pinned, always stay; so does the latest exchange, even alone over budget,
  * which the plan then reports as `overBudget`. A pinned message (a `pin` event) is sent in every
  * window: in its exchange, or hoisted after the preamble when its exchange is evicted.
+ * @throws SlidingContextError `INVALID_MESSAGE`, `INVALID_OPTION`, `BUDGET_INVALID` or `INVALID_POLICY` for bad input
  */
 export function planWindow(options: PlanWindowOptions): WindowPlan {
+  const { budgetTokens, policy } = checkWindowOptions(options, 'planWindow');
+  requireMessages(options.messages);
   const provider = options.provider ?? DEFAULT_PROVIDER;
   const model = options.model ?? defaultModelFor(provider);
-  const budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
   const replayed = replayEvents(options.messages, (message) => message);
   const messages = replayed.visible.filter(isModelMessage);
   const unansweredCalls = requireValidConversation(messages);
@@ -92,7 +95,6 @@ export function planWindow(options: PlanWindowOptions): WindowPlan {
     system: options.system,
     tools: options.tools,
   });
-  const policy = options.policy ?? DEFAULT_WINDOW_POLICY;
   const previous = followPreviousCut(options.messages, messages.length, options.previousCutoff, options.previousMessageCount);
   const pinFirstExchange = pinsFirstExchange(policy, options.pinFirstExchange);
   const firstUnpinned = pinFirstExchange ? 1 : 0;

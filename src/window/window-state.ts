@@ -10,14 +10,16 @@ import { hoistedPinMessage, type PinAccount } from './pinned-message.js';
 import { exchangeHolding, PinLedger } from './_pin-ledger.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { insertAbortedResults } from '../exchange/aborted-results.js';
-import { DEFAULT_BUDGET_TOKENS, validateBudgetTokens } from './budget-tokens.js';
+import { validateBudgetTokensOption } from './budget-tokens.js';
+import { checkWindowOptions } from './window-options.js';
+import { requireMessages } from '../message/require-messages.js';
 import { clearOverBudgetToolOutputs } from './clear-tool-outputs.js';
 import { lowWaterTokens } from './cache-aware-policy.js';
 import { chooseCut } from './window-cut.js';
 import type { WindowPlan } from './window-plan.js';
 import type { CutContext } from './window-cut-report.js';
 import { PreviousCut } from './_previous-cut.js';
-import { type ClearToolOutputsPolicy, DEFAULT_WINDOW_POLICY, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
+import { type ClearToolOutputsPolicy, pinsFirstExchange, type WindowPolicy } from './window-policy.js';
 import type { PruneResult, WindowStateOptions } from './window-state-options.js';
 
 export type { PruneResult, WindowStateOptions } from './window-state-options.js';
@@ -31,6 +33,7 @@ export class WindowState {
   readonly #options: WindowStateOptions;
   readonly #target: { provider: string; model: string };
   readonly #preambleCount: TokenCount;
+  readonly #policy: WindowPolicy;
   #budgetTokens: number;
   #messages: ModelMessage[] = [];
   #messageCounts: TokenCount[] = [];
@@ -49,11 +52,14 @@ export class WindowState {
   /** Counts a message for the target (made once: appending allocates no callback per message). */
   readonly #countMessage = (message: ModelMessage): TokenCount => this.#options.counter.countMessage({ ...this.#target, message });
 
+  /** @throws SlidingContextError `INVALID_OPTION`, `BUDGET_INVALID` or `INVALID_POLICY` for bad options */
   constructor(options: WindowStateOptions) {
+    const { budgetTokens, policy } = checkWindowOptions(options, 'WindowState');
     this.#options = options;
+    this.#policy = policy;
     const provider = options.provider ?? DEFAULT_PROVIDER;
     this.#target = { provider, model: options.model ?? defaultModelFor(provider) };
-    this.#budgetTokens = validateBudgetTokens(options.budgetTokens ?? DEFAULT_BUDGET_TOKENS);
+    this.#budgetTokens = budgetTokens;
     this.#preambleCount = options.counter.countPreamble({
       ...this.#target,
       system: options.system,
@@ -61,10 +67,6 @@ export class WindowState {
     });
     this.#preambleTokens = this.#preambleCount.tokens;
     this.#firstInWindow = this.#firstUnpinned;
-  }
-
-  get #policy(): WindowPolicy {
-    return this.#options.policy ?? DEFAULT_WINDOW_POLICY;
   }
 
   get #firstUnpinned(): number {
@@ -88,14 +90,17 @@ export class WindowState {
 
   /** Changes the budget; takes effect at the next `prune()`. */
   setBudgetTokens(budgetTokens: number): void {
-    this.#budgetTokens = validateBudgetTokens(budgetTokens);
+    this.#budgetTokens = validateBudgetTokensOption(budgetTokens);
   }
 
   /**
    * Adds messages, events included. A message that would make the conversation invalid is
    * rejected with the same error `planWindow` gives; the messages before it stay applied.
+   * A message of the wrong shape is refused before any is applied.
+   * @throws SlidingContextError `INVALID_MESSAGE` naming its index in `messages` and the field
    */
   append(messages: readonly Message[]): this {
+    requireMessages(messages);
     for (const message of messages) {
       const where = `appended message ${this.#appended}`;
       if (message.role === 'event') this.#applyEvent(message, where);

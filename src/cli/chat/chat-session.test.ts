@@ -127,6 +127,15 @@ describe('the chat session', () => {
     expect(screen.text).toContain('budget 5,000');
   });
 
+  it('/tokens says when the request is over budget, and why', async () => {
+    const { session, screen } = await startChat();
+    await session.handle('hi');
+    await session.handle('/budget 1');
+    screen.text = '';
+    await session.handle('/tokens');
+    expect(screen.text).toMatch(/ {2}budget 1\n {2}Over budget by [\d,]+ tokens: the pinned preamble \(system prompt, tools and pinned messages\) takes [\d,]+ tokens, more than the budget of 1 on its own/);
+  });
+
   it('/retry asks again about the last message, which stays stored once', async () => {
     script = [{ status: 500, body: { error: { message: 'overloaded' } } }, stream({ text: 'Second time lucky.' })];
     const { session, screen, stored } = await startChat();

@@ -11,6 +11,7 @@ import type { TokenCounter } from '../../tokens/token-counter.js';
 import { validateBudgetTokens } from '../../window/budget-tokens.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
+import { overBudgetNote } from '../render/over-budget-note.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderLossReport } from '../render/loss-report-text.js';
 import { renderAgentHistory } from '../commands/store-commands.js';
@@ -118,7 +119,7 @@ export class ChatSession {
     const entries = applyEventsTo(await this.#options.store.history(this.agentId), (entry) => entry.message);
     const { exchanges } = view ?? (await this.#conversation.historyView());
     terminal.clear();
-    terminal.write(`sliding-context chat · agent ${this.agentId} · ${neutralizeControlCharacters(`${this.#options.conversation.provider}/${this.#model}`)} · budget ${formatNumber(this.#conversation.settings.budgetTokens)} tokens · /help\n`);
+    terminal.write(`sliding-context chat · agent ${this.agentId} · ${neutralizeControlCharacters(`${this.#options.conversation.provider}/${this.#model}`)} · budget ${formatCount(this.#conversation.settings.budgetTokens, 'token')} · /help\n`);
     terminal.write(`${renderScrollback(entries.map((entry) => entry.message as ModelMessage), exchanges, terminal.style, this.#notes).join('\n')}\n`);
     this.#drawnCutoff = cutoffOf(exchanges);
   }
@@ -356,7 +357,9 @@ export class ChatSession {
     const { budgetTokens } = this.#conversation.settings;
     const working = report.budgetTokens === budgetTokens ? '' : `; ${formatNumber(report.budgetTokens)} after the margin reported usage asks for`;
     const budget = budgetTokens === 0 ? 'no budget' : `budget ${formatNumber(budgetTokens)}${working}`;
-    return `${rows.map(([label, tokens]) => `  ${label.padEnd(18)}${formatNumber(tokens).padStart(10)}`).join('\n')}\n  ${budget}\n  ${report.method} · ${report.exact ? 'exact' : 'estimated in part'}${report.calibrated.tokens === report.totalTokens ? '' : ` · ${formatNumber(report.calibrated.tokens)} as the provider counts`}\n`;
+    // Over budget (the preamble alone, or the latest exchange, passes it): said, as `window` says it.
+    const over = report.overBudget ? `  ${overBudgetNote(report)}\n` : '';
+    return `${rows.map(([label, tokens]) => `  ${label.padEnd(18)}${formatNumber(tokens).padStart(10)}`).join('\n')}\n  ${budget}\n${over}  ${report.method} · ${report.exact ? 'exact' : 'estimated in part'}${report.calibrated.tokens === report.totalTokens ? '' : ` · ${formatNumber(report.calibrated.tokens)} as the provider counts`}\n`;
   }
 }
 

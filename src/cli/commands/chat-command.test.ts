@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../../store/history-store.js';
 import type { CliIo } from '../cli-io.js';
 import { runChatCommand } from './chat-command.js';
 import type { ChatFlags } from './chat-command-line.js';
@@ -15,7 +16,8 @@ afterAll(() => {
 /** Runs `chat` in-process on typed lines, off a terminal; returns what it wrote. */
 async function runChat(flags: ChatFlags, typed: string | ((input: PassThrough, screen: () => string) => Promise<void>)): Promise<string> {
   let written = '';
-  const input = new PassThrough();
+  // Typed lines come through a pipe; keys pressed, through a terminal.
+  const input = Object.assign(new PassThrough(), { isTTY: typeof typed !== 'string' });
   if (typeof typed === 'string') input.end(typed);
   const output = Object.assign(new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -57,6 +59,18 @@ describe('chat', () => {
     // The command works as printed: it opens the same agent in the same store.
     const again = await runChat({ dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', agent: agentId }, '');
     expect(again).toContain(`agent ${agentId ?? ''} · anthropic/local-model`);
+  }, 60_000);
+
+  it('off a terminal, stdin that ends before any line is refused (NOT_A_TERMINAL) and makes no agent', async () => {
+    const dataDir = join(work, 'no-input');
+    await expect(runChat({ dataDir, new: true }, '')).rejects.toMatchObject({ code: 'NOT_A_TERMINAL' });
+    await expect(runChat({ dataDir }, '')).rejects.toMatchObject({ code: 'NOT_A_TERMINAL' });
+    const store = await HistoryStore.open({ dataDir, create: false });
+    try {
+      expect(await store.listAgents()).toEqual([]);
+    } finally {
+      await store.close();
+    }
   }, 60_000);
 
   it('asks before leaving on Ctrl-C at an empty prompt, and stays on no', async () => {

@@ -128,7 +128,9 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
 /**
  * `chat`: a terminal agent on the library. Its scrollback shows the conversation with the
  * `── context ──` rule at the window's cutoff, redrawn when the cutoff moves and the same after a
- * restart; slash commands are events in the stored history.
+ * restart; slash commands are events in the stored history. Off a terminal it reads stdin's lines.
+ * @throws SlidingContextError `NOT_A_TERMINAL` with no terminal, or off one when stdin ends before
+ * the first line of a new agent (none is made)
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
   requireAgentName(flags.name, 'chat');
@@ -146,6 +148,11 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
   try {
     await withCliStore(io, flags, async (store) => {
       const agentId = flags.agent ?? (flags.new ? undefined : await lastAgentFor(store, cwd));
+      // Off a terminal a new agent is made once a line comes: an input that ends first leaves none behind.
+      const firstLine = agentId === undefined && terminal.input.isTTY !== true ? await ask('› ') : undefined;
+      if (firstLine === null) {
+        throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal: stdin is not one and ended before any line, so no agent was made; run it in a terminal, or pipe in the lines to send.');
+      }
       const write = (text: string) => {
         terminal.output.write(text);
       };
@@ -194,8 +201,8 @@ export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void>
         lines.setPrompt('Leave the chat? (y/N) ');
         lines.prompt();
       });
-      for (;;) {
-        const line = await ask('› ');
+      for (let pending = firstLine; ; pending = undefined) {
+        const line = pending ?? await ask('› ');
         if (line === null) break;
         if (state.askingToLeave) {
           state.askingToLeave = false;

@@ -33,4 +33,13 @@ describe('sliding-context count', () => {
     expect(stdout).toMatch(/total +[\d,]+ {2}claude-2026 estimate, an estimate/);
     expect(stderr).toMatch(/^warning: Unknown model anthropic\/claude-future-9/);
   });
+
+  it('marks with ~ every segment --json calls inexact, the preamble too', async () => {
+    const stdin = JSON.stringify([{ role: 'user', content: 'hello world' }, { role: 'assistant', content: 'hello' }]);
+    const { segments } = JSON.parse((await runCli(['count', '-', '--provider', 'anthropic', '--json'], { stdin })).stdout) as CountReport;
+    const rows = (await runCli(['count', '-', '--provider', 'anthropic'], { stdin })).stdout.split('\n').filter((line) => /^(preamble|messages\[)/.test(line));
+    expect(segments.map((segment) => segment.exact)).toEqual([false, false, false]);
+    expect(rows).toHaveLength(3);
+    for (const line of rows) expect(line).toMatch(/^\S+(?: \S+)? +[\d,]+ {2}~/);
+  });
 });

@@ -21,11 +21,10 @@ export async function runCountCommand(file: string | undefined, options: CountCo
   }
   const width = Math.max(6, formatNumber(total.tokens).length);
   const lines = [`sliding-context count · ${describeInput(input)} input · ${target.provider}/${target.model}`, ''];
-  lines.push(`${'preamble'.padEnd(22)}${formatNumber(preamble.tokens).padStart(width)}  (framing, system prompt, tools)`);
-  for (const segment of messageSegments) {
-    const label = `messages[${String(segment.index)}] ${segment.role}`;
-    lines.push(`${label.padEnd(22)}${formatNumber(segment.tokens).padStart(width)}${segment.exact ? '' : '  ~'}`);
-  }
+  // `~` marks every estimated segment, the preamble too.
+  const row = (label: string, count: { tokens: number; exact: boolean }) => `${label.padEnd(22)}${formatNumber(count.tokens).padStart(width)}${count.exact ? '' : '  ~'}`;
+  lines.push(`${row('preamble', preamble)}  (framing, system prompt, tools)`);
+  for (const segment of messageSegments) lines.push(row(`messages[${String(segment.index)}] ${segment.role}`, segment));
   const how = total.exact ? `${total.method}, exact` : `${total.method}, an estimate (~ marks estimated segments)`;
   lines.push('', `${'total'.padEnd(22)}${formatNumber(total.tokens).padStart(width)}  ${how}`);
   io.stdout.write(`${lines.join('\n')}\n`);

@@ -100,7 +100,7 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
     const lines = [
       // The window's footer names the counting as the request's report does, as --json gives it.
       renderAgentHistory(conversation.agentId, { ...view, plan: { ...view.plan, method: report.method, exact: report.exact } }),
-      `Replayed   ${formatCount(exchanges.length, 'exchange')} (${formatCount(totals.storedMessages, 'message')}) turn by turn, budget ${formatNumber(budgetTokens)} tokens`,
+      `Replayed   ${formatCount(exchanges.length, 'exchange')} (${formatCount(totals.storedMessages, 'message')}) turn by turn, budget ${formatCount(budgetTokens, 'token')}`,
       `Window     ${formatCount(totals.windowTokens, 'token')}: ${view.summary ? `the summary and ${inWindow}` : inWindow}`,
       `Stored     ${formatCount(totals.storedTokens, 'token')} in ${formatCount(totals.storedMessages, 'message')}: nothing was deleted`,
       evictedCount === 0

@@ -84,3 +84,14 @@ describe('import refusing a broken conversation names the message by its place i
     expect(error).toMatchObject({ code: 'ORPHANED_TOOL_RESULT', message: expect.stringMatching(/^messages\[5\]\.content\[0\]: /) as unknown });
   });
 });
+
+describe('import of no messages', () => {
+  it('is refused, as a new agent and with --agent, and stores nothing: no agent, no store', async () => {
+    const empty = join(directory, 'empty-store');
+    await expect(runCli(['import', 'file.json', '--data-dir', empty], { files: { 'file.json': '[]' } })).rejects.toMatchObject({ code: 'INVALID_CONVERSATION', message: 'file.json holds no messages to import; nothing was stored.' });
+    await expect(runCli(['agents', '--data-dir', empty])).rejects.toMatchObject({ code: 'NO_STORE' });
+    const { error, held } = await refusal(['--agent', agentId], []);
+    expect(error).toMatchObject({ code: 'INVALID_CONVERSATION' });
+    expect(held).toBe(stored.length);
+  });
+});

@@ -94,6 +94,10 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 /** {@link runImportCommand}'s work; `signal` aborts the storing transaction. */
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportFile(io, file, flags);
+  // An empty array or body would make an agent with nothing in it: refused before a store is opened.
+  if (input.messages.length === 0) {
+    throw new SlidingContextError('INVALID_CONVERSATION', `${file === '-' ? 'stdin' : file} holds no messages to import; nothing was stored.`);
+  }
   // A new agent's conversation is checked before the store is opened: a refused import creates no store either.
   if (flags.agent === undefined) requireValidImport([], input.messages);
   // The tokenizer loads while the store opens: each is a good part of a small import's time.

@@ -127,6 +127,27 @@ describe('the store commands', () => {
     expect((JSON.parse((await runCli(['window', '--agent', agentId, '--json', ...flags])).stdout) as { exchanges: unknown[] }).exchanges).toHaveLength(1);
   });
 
+  it('mark confirms its label as marks shows it: on one line, controls visible, clipped to 60 characters', async () => {
+    const flags = store('mark-label');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }]) })).stdout) as { agentId: string };
+    expect((await runCli(['mark', agentId, 'lab\nel\u001b[31m', ...flags])).stdout).toBe(`mark "lab el\\x1b[31m" recorded for ${agentId} at seq 3\n`);
+    const long = (await runCli(['mark', agentId, 'x'.repeat(5000), ...flags])).stdout;
+    expect(long).toBe(`mark "${'x'.repeat(59)}…" recorded for ${agentId} at seq 4\n`);
+  });
+
+  it('a fork\'s own uuid, as the agents table shows it, is refused with the full id to pass', async () => {
+    const flags = store('fork-id');
+    const { agentId } = JSON.parse((await runCli(['import', '-', '--json', ...flags], { stdin: JSON.stringify([{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }]) })).stdout) as { agentId: string };
+    const { agentId: child } = JSON.parse((await runCli(['fork', agentId, '--json', ...flags])).stdout) as { agentId: string };
+    const own = child.split(':')[1] ?? '';
+    expect((await runCli(['agents', ...flags])).stdout).toContain(`└─ ${own}`);
+    for (const command of [['history', own], ['mark', own, 'm']]) {
+      await expect(runCli([...command, ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: expect.stringContaining(`that is the fork ${child}`) });
+    }
+    // An id no agent has is refused as before.
+    await expect(runCli(['history', '00000000-0000-4000-8000-000000000000', ...flags])).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'No agent 00000000-0000-4000-8000-000000000000 in this store.' });
+  });
+
   it('history is drawn from the outline saved beside the directory, the same as from the store, until a write drops it', async () => {
     const flags = store('saved');
     const views = savedViewsDirectory(join(directory, 'saved'));

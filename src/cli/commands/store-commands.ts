@@ -26,6 +26,7 @@ import { loadCliCounter } from '../load-cli-counter.js';
 import { cliStoreLocation, withCliStore } from '../open-cli-store.js';
 import { neutralizeControlCharacters } from '../render/neutralize-control-characters.js';
 import { renderAgentsTable } from '../render/agents-table.js';
+import { markLabelText } from '../render/marks-list.js';
 import { renderHistoryTimelineReport } from '../render/history-timeline-report.js';
 import { buildHistoryTimeline, recentTimelineRows } from '../../conversation/history-timeline.js';
 import { HISTORY_TIMELINE_VIEW, historyTimelineFromJson, type HistoryTimelineSource, saveHistoryTimeline } from '../../conversation/saved-history-timeline.js';
@@ -223,7 +224,7 @@ export async function runAgentEventCommand(
     const keptCount = kept?.messages.length ?? 0;
     const note = keptCount > 0 ? ` (${formatCount(keptCount, 'leading system message')} kept after it)` : '';
     const json = { agentId, seq: firstSeq, event: action, ...(label === undefined ? {} : { label }), ...(kept ? { keptSystemMessages: keptCount } : {}) };
-    print(io, flags.json, json, `${action}${label === undefined ? '' : ` "${label}"`} recorded for ${agentId} at seq ${firstSeq}${note}`);
+    print(io, flags.json, json, `${action}${label === undefined ? '' : ` ${markLabelText(label)}`} recorded for ${agentId} at seq ${firstSeq}${note}`);
     // The agent must exist already: a store is never created for it.
   }, { create: false });
 }

@@ -47,6 +47,14 @@ describe('window and count on provider bodies', () => {
     expect(JSON.parse(stdout)).toMatchObject({ format: 'neutral', request: { system: 's', messages: [{ role: 'user', content: 'hi' }] } });
   });
 
+  it('without --repair, an unanswered call is reported as answered in the request, not as repaired', async () => {
+    const unanswered = JSON.stringify([{ role: 'user', content: 'run it' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run', input: {} }] }]);
+    const { stdout, stderr } = await runCli(['window', '-'], { stdin: unanswered });
+    expect(stdout).toContain('Synthetic  1 unanswered tool call answered in the request with a synthetic "aborted" result (the input is unchanged)\n');
+    expect(stdout).not.toMatch(/repaired/i);
+    expect(stderr).toBe('');
+  });
+
   it('--repair fixes pairing and reports every change; without it the same input is an error', async () => {
     const broken = JSON.stringify({
       model: 'gpt-4o',

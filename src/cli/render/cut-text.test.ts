@@ -53,6 +53,44 @@ describe('what the views say of the cut', () => {
     expect(told({ messages, counter, budgetTokens: budgetFor(12) }).text).toMatch(/^at exchange #0 \(no previous cut\): the request fits/);
   });
 
+  it('a first plan over budget with nothing to evict does not say the request fits', () => {
+    const one = turns(1);
+    const request = planWindow({ messages: one, counter, budgetTokens: 0 }).totalTokens;
+    for (const budgetTokens of [1, request - 1]) {
+      const { text } = told({ messages: one, counter, budgetTokens });
+      expect(text).toBe(
+        `at exchange #0 (no previous cut): the request is over budget (${formatNumber(request)} > budget ${formatNumber(budgetTokens)}), but only the latest exchange is left, and it is kept though over budget`,
+      );
+    }
+    expect(told({ messages: [], system: 'You are careful. '.repeat(50), counter, budgetTokens: 1 }).text).toMatch(/^at nothing after the pinned part \(no previous cut\): the request is over budget \([\d,]+ > budget 1\), but only the pinned part is sent/);
+  });
+
+  it('a cache-aware cut that stops at the latest exchange above the low-water mark says it could not get down to it', () => {
+    const budgetTokens = whole.pinnedTokens + (whole.exchanges[0]?.tokens ?? 0) + 1;
+    for (const previousCutoff of [undefined, 2]) {
+      const { plan, text } = told({ messages, counter, budgetTokens, previousCutoff });
+      const lowWater = plan.cut.lowWaterTokens ?? 0;
+      expect(plan.totalTokens).toBeGreaterThan(lowWater);
+      expect(plan.totalTokens).toBeLessThanOrEqual(budgetTokens);
+      expect(text).toMatch(/^(at exchange #9 \(no previous cut\)|moved from exchange #1 to #9): /);
+      expect(text).toContain(`; could not get down to the low-water mark ${formatNumber(lowWater)}: only the latest exchange is left (${formatNumber(plan.totalTokens)} > ${formatNumber(lowWater)}), and it is always kept`);
+    }
+  });
+
+  it('every comparison it states is true, whatever the budget, policy and previous cut', () => {
+    const number = (text: string) => Number(text.replaceAll(',', ''));
+    const few = turns(3);
+    const request = planWindow({ messages: few, counter, budgetTokens: 0 }).totalTokens;
+    for (const policy of [{ name: 'cache-aware' as const }, { name: 'budget' as const }])
+      for (const previousCutoff of [undefined, 0, 2, 4])
+        for (let budgetTokens = 1; budgetTokens <= request + 2; budgetTokens++) {
+          const { text } = told({ messages: few, counter, budgetTokens, policy, previousCutoff });
+          for (const [, left = '', sign, right = ''] of text.matchAll(/([\d,]+) (<=|>) (?:budget |low-water mark )?([\d,]+)/g)) {
+            expect(sign === '<=' ? number(left) <= number(right) : number(left) > number(right), `${text} (budget ${budgetTokens})`).toBe(true);
+          }
+        }
+  });
+
   it('the stable prefix: the exchange and message it ends at, and its tokens; or the system prompt and tools only', () => {
     const kept = planWindow({ messages, counter, budgetTokens: budgetFor(12), previousCutoff: 0 });
     expect(stablePrefixText(kept.cut, undefined, true)).toBe(

@@ -45,14 +45,14 @@ export function renderHistoryReport(
   cache?: TurnCacheUsage,
   pins: readonly PinLine[] = [],
 ): string {
-  const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
+  const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatCount(plan.budgetTokens, 'token')}`;
   const lines = [`sliding-context history ${agentId} · ${plan.provider}/${plan.model} · ${budget}`, ''];
   const row = (exchange: ExchangeHistory) =>
     [
       `#${exchange.index}`.padStart(5),
       `"${clipText(exchange.title, 44)}"`.padEnd(47),
       clipText(exchange.tools.join(', '), 28).padEnd(28),
-      `${formatNumber(exchange.tokens)} tokens`.padStart(14),
+      formatCount(exchange.tokens, 'token').padStart(14),
       exchange.pinned ? 'pinned' : formatAge(exchange.createdAt, now),
       ...(exchange.summarized ? ['summarized'] : []),
       ...(exchange.cache ? [cachedShareText(exchange.cache)] : []),

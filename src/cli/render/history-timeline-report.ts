@@ -47,7 +47,7 @@ function exchangeLine(row: TimelineExchangeRow, now: Date): string {
     (row.index === null ? '–' : `#${row.index}`).padStart(5),
     `"${clipText(row.title, 44)}"`.padEnd(47),
     clipText(row.tools.join(', '), 28).padEnd(28),
-    `${formatNumber(row.tokens)} tokens`.padStart(14),
+    formatCount(row.tokens, 'token').padStart(14),
     row.pinned ? 'pinned' : formatAge(row.createdAt, now),
     ...(row.outOfWindow === 'summarized' || row.outOfWindow === 'cleared' || row.outOfWindow === 'rewound' ? [row.outOfWindow] : []),
     ...(row.cache ? [cachedShareText(row.cache)] : []),
@@ -87,7 +87,7 @@ function eventLine(row: TimelineEventRow, now: Date): string {
  */
 export function renderHistoryTimelineReport(view: HistoryTimelineView): string {
   const { plan, rows, now } = view;
-  const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatNumber(plan.budgetTokens)} tokens`;
+  const budget = plan.budgetTokens === 0 ? 'windowing disabled' : `budget ${formatCount(plan.budgetTokens, 'token')}`;
   // Stored text (titles, tools, labels, the summary) is shown with its control characters visible, never sent to the terminal.
   const lines = [neutralizeControlCharacters(`sliding-context history ${view.agentId} · ${plan.provider}/${plan.model} · ${budget}`), ''];
   const leftOutByTail = view.offset - view.offsetBeforeRange;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bytesPerTokenCounter } from '../../tokens/bytes-per-token-counter.js';
 import { planWindow } from '../../window/plan-window.js';
+import { renderHistoryReport } from './history-report.js';
+import { renderHistoryTimelineReport } from './history-timeline-report.js';
 import { overBudgetNote } from './over-budget-note.js';
 import { renderWindowReport, windowReportRows } from './window-report.js';
 
@@ -33,5 +35,19 @@ describe('overBudgetNote', () => {
     const plan = planWindow({ system: 'Be brief.', messages: long, counter, budgetTokens: 300, pinFirstExchange: true });
     expect(overBudgetNote(plan)).toMatch(/and the pinned first exchange [\d,]+, more than the budget of 300; both are kept\.$/);
     expect(overBudgetNote(planWindow({ messages, counter, budgetTokens: 1000 }))).toBe('');
+  });
+});
+
+describe('a count of one', () => {
+  it('is "1 token", not "1 tokens", in the budget and the over-budget note', () => {
+    const request = planWindow({ messages, counter, budgetTokens: 0 }).totalTokens;
+    const overByOne = planWindow({ messages, counter, budgetTokens: request - 1 });
+    expect(overBudgetNote(overByOne)).toMatch(/^Over budget by 1 token: /);
+    const budgetOne = planWindow({ messages, counter, budgetTokens: 1 });
+    const now = new Date(0);
+    const timeline = { agentId: 'a', plan: budgetOne, rows: [], offset: 0, offsetBeforeRange: 0, total: 0, all: false, summary: undefined, exchangesIn: 1, exchangesOut: 0, now, color: false };
+    for (const header of [renderWindowReport(budgetOne, windowReportRows(budgetOne, messages)), renderHistoryReport('a', budgetOne, [], now), renderHistoryTimelineReport(timeline)]) {
+      expect(header.split('\n')[0]).toMatch(/ · budget 1 token$/);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { WindowPlan } from '../../window/window-plan.js';
+import { formatCount } from './format-count.js';
 import { formatNumber } from './format-number.js';
 
 /**
@@ -8,15 +9,15 @@ import { formatNumber } from './format-number.js';
  */
 export function overBudgetNote(plan: WindowPlan): string {
   if (!plan.overBudget) return '';
-  const over = `Over budget by ${formatNumber(plan.overByTokens)} tokens:`;
+  const over = `Over budget by ${formatCount(plan.overByTokens, 'token')}:`;
   const budget = formatNumber(plan.budgetTokens);
-  const preamble = `the pinned preamble (system prompt, tools and pinned messages) takes ${formatNumber(plan.pinnedTokens)} tokens`;
+  const preamble = `the pinned preamble (system prompt, tools and pinned messages) takes ${formatCount(plan.pinnedTokens, 'token')}`;
   if (plan.pinnedTokens > plan.budgetTokens) return `${over} ${preamble}, more than the budget of ${budget} on its own; the latest exchange is kept too, since the window is never empty.`;
   const pinned = plan.exchanges.find((exchange) => exchange.pinned);
   if (pinned && plan.pinnedTokens + pinned.tokens > plan.budgetTokens) {
     return `${over} ${preamble} and the pinned first exchange ${formatNumber(pinned.tokens)}, more than the budget of ${budget}; both are kept.`;
   }
   const latest = plan.exchanges.at(-1);
-  const beside = formatNumber(plan.pinnedTokens + (pinned && pinned !== latest ? pinned.tokens : 0));
-  return `${over} the latest exchange (${formatNumber(latest?.tokens ?? 0)} tokens) does not fit beside the ${beside} pinned tokens; it is kept, since the window is never empty.`;
+  const beside = plan.pinnedTokens + (pinned && pinned !== latest ? pinned.tokens : 0);
+  return `${over} the latest exchange (${formatCount(latest?.tokens ?? 0, 'token')}) does not fit beside the ${formatCount(beside, 'pinned token')}; it is kept, since the window is never empty.`;
 }

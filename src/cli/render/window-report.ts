@@ -86,7 +86,7 @@ export function renderWindowReport(
   const budget =
     plan.budgetTokens === 0
       ? 'windowing disabled'
-      : `budget ${formatNumber(plan.budgetTokens)} tokens`;
+      : `budget ${formatCount(plan.budgetTokens, 'token')}`;
   const source = options.format ? `${options.format} input · ` : '';
   lines.push(`sliding-context window · ${source}${plan.provider}/${plan.model} · ${budget}`, '', header);
 
@@ -145,8 +145,9 @@ export function renderWindowReport(
     );
   }
   if (plan.syntheticResults.length > 0) {
+    // The plan answers them in the request only, always: not the pairing repair of `--repair`.
     lines.push(
-      `Repaired   ${formatCount(plan.syntheticResults.length, 'unanswered tool call')} answered with a synthetic "aborted" result`,
+      `Synthetic  ${formatCount(plan.syntheticResults.length, 'unanswered tool call')} answered in the request with a synthetic "aborted" result (the input is unchanged)`,
     );
   }
   if (plan.overBudget) lines.push(overBudgetNote(plan));
