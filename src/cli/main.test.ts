@@ -73,6 +73,16 @@ describe('the sliding-context binary', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('shows the control characters an error message quotes, never sends them to the terminal', () => {
+    const input = JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'event', kind: 'rewind', label: '\u001b]0;pwned\u0007\u001b[2J' }]);
+    const { status, stderr } = cli(['window', '-'], input);
+    expect(status).toBe(2);
+    expect(stderr).toContain('error[UNKNOWN_MARK]');
+    expect(stderr).toContain('mark "\\x1b]0;pwned\\x07\\x1b[2J"');
+    // eslint-disable-next-line no-control-regex -- the point: no control character but the newline
+    expect(stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('exits 2 on an unknown option', () => {
     expect(cli(['window', '--bogus']).status).toBe(2);
   });

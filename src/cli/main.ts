@@ -12,6 +12,7 @@ import type { CliIo } from './cli-io.js';
 import { createProgram } from './program.js';
 import { usageError } from './usage-error.js';
 import { readUtf8Lines } from './read-utf8-lines.js';
+import { neutralizeControlCharacters } from './render/neutralize-control-characters.js';
 
 // Node 22.1 and later can cache compiled modules on disk for faster starts; older Nodes lack it.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
@@ -87,16 +88,17 @@ try {
     // Help and the version exit 0; help shown for a missing command was printed already.
     if (error.exitCode !== 0 && error.code !== 'commander.help') {
       const usage = usageError(error);
-      process.stderr.write(`error[${usage.code}]: ${usage.message}\n`);
+      process.stderr.write(`error[${usage.code}]: ${neutralizeControlCharacters(usage.message)}\n`);
     }
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (isSlidingContextError(error)) {
-    // A message may quote a provider's error text, which may echo the key it was sent.
-    process.stderr.write(`error[${error.code}]: ${redactSecrets(error.message)}\n`);
+    // A message may quote a provider's error text, which may echo the key it was sent, and input
+    // with control characters: shown, never sent to the terminal.
+    process.stderr.write(`error[${error.code}]: ${neutralizeControlCharacters(redactSecrets(error.message))}\n`);
     process.exitCode = 2;
   } else {
     process.stderr.write(
-      `unexpected error: ${redactSecrets(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
+      `unexpected error: ${neutralizeControlCharacters(redactSecrets(error instanceof Error ? (error.stack ?? error.message) : String(error)))}\n`,
     );
     process.exitCode = 1;
   }

@@ -3,7 +3,7 @@ import { SlidingContextError } from '../errors/sliding-context-error.js';
 import { isRecord } from '../message/is-record.js';
 import { type Message, messageSchema } from '../message/message.js';
 import { parseToolDefinitions } from '../message/parse-messages.js';
-import type { WireFormat } from '../providers/wire-format.js';
+import { type WireFormat, wireFormats } from '../providers/wire-format-names.js';
 
 /** Where a forked agent's history goes on from: its parent, and the parent's seq it forked at. */
 const forkedFromSchema = z.object({ agentId: z.string(), seq: z.number().int().min(0) });
@@ -14,6 +14,7 @@ const exportHeaderSchema = z.looseObject({
   'version': z.literal(1),
   'agentId': z.string(),
   'provider': z.string().optional(),
+  'format': z.string().optional(),
   'model': z.string().optional(),
   'system': z.string().optional(),
   'tools': z.array(z.unknown()).optional(),
@@ -42,7 +43,8 @@ function takeCreatedAt(json: unknown, where: string): { message: unknown; create
 }
 
 /**
- * Reads a JSONL export back: the header's system prompt, tools and model, and the messages with
+ * Reads a JSONL export back: the header's system prompt, tools, provider, model and the wire format
+ * the agent's requests were built in (one this version knows, else none), and the messages with
  * their events and the times they were written, as they were stored.
  * @throws SlidingContextError `INVALID_TRANSCRIPT` naming the line that is not a message.
  */
@@ -67,10 +69,13 @@ export function readExportLines(lines: readonly string[], source: string) {
     messages.push(parsed.data);
     createdAt.push(taken.createdAt);
   });
-  const { system, tools, model } = header.data;
+  const { system, tools, model, provider } = header.data;
+  const agentFormat = wireFormats.find((known) => known === header.data.format);
   return {
     format: 'neutral' as WireFormat,
     detected: true,
+    provider,
+    agentFormat,
     system,
     tools: tools === undefined ? undefined : parseToolDefinitions(tools, `${source} line 1 tools`),
     messages,

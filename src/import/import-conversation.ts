@@ -64,7 +64,9 @@ export interface ImportResult {
 
 /** The model an import is counted for: the one given, else the input's, else the default. */
 export function importTarget(input: ImportedConversation, options: Pick<ImportOptions, 'provider' | 'model'>): CountTarget {
-  if (!('brokenLines' in input)) return resolveTarget(input, options);
+  // An export read back names its agent's provider.
+  const exported = 'provider' in input && typeof input.provider === 'string' ? input.provider : undefined;
+  if (!('brokenLines' in input)) return resolveTarget(input, { provider: options.provider ?? exported, model: options.model });
   const model = typeof input.options.model === 'string' ? input.options.model : undefined;
   const provider = options.provider ?? (input.format === 'claude-code' ? 'anthropic' : DEFAULT_PROVIDER);
   return { provider, model: options.model ?? model ?? defaultModelFor(provider) };
@@ -143,7 +145,8 @@ export async function importConversation(
   // The counts of the synthetic results for calls left open let the agent's window be planned without a tokenizer.
   const meta = () => ({
     ...newAgentMeta(target, settings, preambleTokens()),
-    format: conversation.format,
+    // An export read back keeps the format its agent's requests were built in.
+    format: 'agentFormat' in conversation && conversation.agentFormat !== undefined ? conversation.agentFormat : conversation.format,
     ...requestOptionsMeta(conversation),
     ...syntheticResultCountsMeta(unanswered, counter, target),
   });

@@ -27,9 +27,17 @@ export function upstreamPath(url: string): { readonly path: string; readonly que
   return { path: path.replace(/\/+$/, '') || '/v1', query };
 }
 
-/** The windowed endpoint a POST to `path` is, or undefined for one passed through. */
-export function windowedEndpoint(method: string, path: string): WindowedEndpoint | undefined {
-  return method === 'POST' ? WINDOWED[path] : undefined;
+/** The windowed endpoint `path` is (it takes POST only), or undefined for one passed through. */
+export function windowedEndpoint(path: string): WindowedEndpoint | undefined {
+  return WINDOWED[path];
+}
+
+/**
+ * The web view's paths (`/`, `/index.html`, `/assets/…`, `/api/…`, `/events`) and the icon a
+ * browser asks for beside them: a browser's requests, never the upstream's.
+ */
+export function isWebViewPath(url: string): boolean {
+  return /^\/($|[?#]|index\.html|favicon\.ico|assets\/|api\/|events($|[/?#]))/.test(url);
 }
 
 /**

@@ -3,14 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import type { RegistryStore } from '../conversation/conversation-registry.js';
 import { SlidingContextError } from '../errors/sliding-context-error.js';
-import { answerError } from './answer-client.js';
+import { answerError, answerJson } from './answer-client.js';
 import { TOKEN_HEADER } from './forwarded-headers.js';
 import { listenOn } from '../web/listen-on.js';
 import { foreignCallerOf } from '../web/loopback-caller.js';
 import { passThrough } from './pass-through.js';
 import type { ProxyContext } from './proxy-context.js';
 import { ProxyConversations, type ProxyWindowSettings } from './proxy-conversations.js';
-import { apiOfRequest, upstreamPath, windowedEndpoint } from './proxy-endpoints.js';
+import { apiOfRequest, isWebViewPath, upstreamPath, windowedEndpoint } from './proxy-endpoints.js';
+import { providerErrorBody } from './provider-error-body.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './read-request-body.js';
 import { EarlierElements } from './earlier-elements.js';
 import { RequestBodyBytes } from './request-body-bytes.js';
@@ -33,7 +34,10 @@ export interface ProxyOptions extends ProxyWindowSettings {
   readonly token?: string | undefined;
   /** Default 32 MiB. */
   readonly bodyLimitBytes?: number | undefined;
-  /** Paths served before the proxy's own, such as the web view (`/`, `/api/`, `/events`); it answers false for the rest. */
+  /**
+   * Paths served before the proxy's own, such as the web view (`/`, `/api/`, `/events`); it
+   * answers false for the rest. Without it, those paths are answered 404, never forwarded.
+   */
   readonly web?: ((request: IncomingMessage, response: ServerResponse) => Promise<boolean>) | undefined;
   /** A request the proxy could not serve, for the operator's log (it never holds a key or a body). */
   readonly onProblem?: ((problem: string) => void) | undefined;
@@ -71,7 +75,8 @@ function tokenMatches(given: string | string[] | undefined, token: string): bool
 
 /**
  * Starts the proxy: OpenAI's `/v1/chat/completions` and `/v1/responses` and Anthropic's
- * `/v1/messages` windowed over the store, everything else passed through to the upstream.
+ * `/v1/messages` windowed over the store (POST only; another method is a 405), the web view's
+ * paths never forwarded, everything else passed through to the upstream.
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = options.host ?? '127.0.0.1';
@@ -103,12 +108,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     // The web view checks its own token (a header, or the page's cookie).
     if (options.web && (await options.web(request, response))) return;
+    // A browser's request for the page goes nowhere else, whether or not this process serves it.
+    if (isWebViewPath(request.url ?? '/')) {
+      request.resume();
+      const where = options.web ? 'The web view has no such page.' : 'The web view is not served here: it is served by the process that holds the store, or it is off.';
+      answerJson(response, 404, providerErrorBody(apiOfRequest(target.path, request.headers), 404, `sliding-context: ${where}`, 'NOT_FOUND'));
+      return;
+    }
     if (guarded && !tokenMatches(request.headers[TOKEN_HEADER], options.token ?? '')) {
       request.resume();
       answerError(response, apiOfRequest(target.path, request.headers), new SlidingContextError('UNAUTHORIZED', `The proxy requires its token in the ${TOKEN_HEADER} header.`));
       return;
     }
-    const endpoint = windowedEndpoint(request.method ?? 'GET', target.path);
+    const endpoint = windowedEndpoint(target.path);
+    const method = request.method ?? 'GET';
+    if (endpoint && method !== 'POST') {
+      request.resume();
+      answerJson(response, 405, providerErrorBody(endpoint.api, 405, `sliding-context: ${target.path} takes POST only; got ${method}.`, 'METHOD_NOT_ALLOWED'), { allow: 'POST' });
+      return;
+    }
     if (endpoint) await handleWindowedRequest(request, response, endpoint, target, context);
     else await passThrough(request, response, target, context);
   };

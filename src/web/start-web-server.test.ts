@@ -103,3 +103,61 @@ describe('binding the web view', () => {
     }
   });
 });
+
+describe('the API\'s numbers: any the store does not hold is a 400 or 404 in JSON, never a 500', () => {
+  let server: WebServer;
+  let agentId: string;
+  const read = async (path: string) => {
+    const response = await fetch(`${server.url}api/agents/${path}`);
+    return { status: response.status, body: (await response.json()) as { error?: { code: string; message: string }; messages?: unknown[] } };
+  };
+  beforeAll(async () => {
+    agentId = await store.createAgent({}, { name: 'numbered' });
+    await store.append(agentId, [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two' }]);
+    server = await startWebServer({ store, port: 0, assetsDir: '/nonexistent' });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('answers a message it holds, and 404 UNKNOWN_MESSAGE for a seq past the last, 0, or past what the store\'s column holds', async () => {
+    expect(await read(`${agentId}/messages/2`)).toMatchObject({ status: 200, body: { seq: 2, message: { role: 'assistant', content: 'two' } } });
+    for (const seq of ['0', '3', '2147483647', '2147483648', '99999999999999999999999', `1${'0'.repeat(400)}`]) {
+      for (const query of ['', `?through=${seq}`]) {
+        const answer = await read(`${agentId}/messages/${seq}${query}`);
+        expect(answer, seq + query).toEqual({ status: 404, body: { error: { code: 'UNKNOWN_MESSAGE', message: expect.stringContaining('stored no message') as unknown } } });
+        expect(answer.body.error?.message, seq).toContain('it stored messages 1 to 2');
+      }
+    }
+  });
+
+  it('answers 400 INVALID_OPTION for a seq or a through that is not a whole number, or a run out of bounds', async () => {
+    for (const path of ['-1', '1.5', 'abc', '1e3', '', '1?through=2147483648', '1?through=99999999999999999999999', '1?through=1e0', '1?through=-1', '2?through=1', '1?through=501', '1?through=']) {
+      const answer = await read(`${agentId}/messages/${path}`);
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.error?.code, path).toBe('INVALID_OPTION');
+    }
+    expect(await read(`${agentId}/messages/1?through=500`)).toMatchObject({ status: 200, body: { messages: [{ seq: 1 }, { seq: 2 }] } });
+  });
+
+  it('names an unknown agent, or one not percent-encoded right, UNKNOWN_AGENT (404)', async () => {
+    for (const agent of ['00000000-0000-0000-0000-000000000000', '%E0%A4', 'not-an-id']) {
+      for (const path of ['/messages/1', '/messages/1?through=1', '/history']) {
+        const answer = await read(`${agent}${path}`);
+        expect(answer.status, agent + path).toBe(404);
+        expect(answer.body.error?.code, agent + path).toBe('UNKNOWN_AGENT');
+      }
+    }
+  });
+
+  it('answers 400 for a timeline count or first out of bounds; a first past the rows is the last rows', async () => {
+    for (const query of ['count=0', 'count=2001', 'count=99999999999999999999999', 'count=1e3', 'count=2&first=-1', 'count=2&first=1e3']) {
+      const answer = await read(`${agentId}/timeline?${query}`);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.error?.code, query).toBe('INVALID_OPTION');
+    }
+    for (const first of ['2147483648', '99999999999999999999999']) {
+      expect((await read(`${agentId}/timeline?count=2&first=${first}`)).status, first).toBe(200);
+    }
+  });
+});

@@ -9,7 +9,10 @@ export const MESSAGES_PER_ANSWER = 500;
 /** Most rows one `/timeline?count=` answer holds. */
 export const TIMELINE_ROWS_PER_ANSWER = 2000;
 
-const AGENT_PATH = /^\/api\/agents\/([^/]+)(\/history|\/timeline|\/requests|\/messages\/(\d+))$/;
+// A seq of any form, so that one the store cannot hold is answered in JSON, not passed on.
+const AGENT_PATH = /^\/api\/agents\/([^/]+)(\/history|\/timeline|\/requests|\/messages\/([^/]*))$/;
+
+const WHOLE_NUMBER = /^\d+$/;
 
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
   sendJsonText(response, status, JSON.stringify(value));
@@ -42,8 +45,8 @@ export async function serveWebApi(
   }
   const match = AGENT_PATH.exec(url.pathname);
   if (!match) return false;
-  const agentId = decodeURIComponent(match[1] ?? '');
   try {
+    const agentId = agentIdOf(match[1] ?? '');
     if (match[2] === '/history') {
       sendJsonText(response, 200, await histories.historyText(agentId));
     } else if (match[2] === '/timeline') {
@@ -55,36 +58,58 @@ export async function serveWebApi(
     } else if (match[2] === '/requests') {
       sendJsonText(response, 200, await histories.requestsText(agentId));
     } else {
-      sendJson(response, 200, await readMessages(store, agentId, Number(match[3]), url.searchParams.get('through')));
+      sendJson(response, 200, await readMessages(store, agentId, match[3] ?? '', url.searchParams.get('through')));
     }
   } catch (error) {
     if (!isSlidingContextError(error)) throw error;
-    sendJson(response, error.code === 'UNKNOWN_AGENT' ? 404 : 400, { error: { code: error.code, message: error.message } });
+    const notFound = error.code === 'UNKNOWN_AGENT' || error.code === 'UNKNOWN_MESSAGE';
+    sendJson(response, notFound ? 404 : 400, { error: { code: error.code, message: error.message } });
   }
   return true;
+}
+
+/** The agent id of the path, decoded; one that is not percent-encoded right names no agent. */
+function agentIdOf(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new SlidingContextError('UNKNOWN_AGENT', `"${encoded.slice(0, 100)}" is not an agent id: it is not percent-encoded right.`);
+  }
 }
 
 /** The window of rows `/timeline?count=&first=` asks for. */
 function timelineWindow(count: string, first: string | null): { count: number; first?: number } {
   const rows = Number(count);
-  if (!/^\d+$/.test(count) || rows < 1 || rows > TIMELINE_ROWS_PER_ANSWER) {
+  if (!WHOLE_NUMBER.test(count) || rows < 1 || rows > TIMELINE_ROWS_PER_ANSWER) {
     throw new SlidingContextError('INVALID_OPTION', `count: expected a number of rows from 1 to ${TIMELINE_ROWS_PER_ANSWER}; got "${count}".`);
   }
   if (first === null) return { count: rows };
-  if (!/^\d+$/.test(first)) throw new SlidingContextError('INVALID_OPTION', `first: expected a row number from 0; got "${first}".`);
+  if (!WHOLE_NUMBER.test(first)) throw new SlidingContextError('INVALID_OPTION', `first: expected a row number from 0; got "${first}".`);
   return { count: rows, first: Number(first) };
 }
 
-/** One stored message, or with `through` the agent's messages from `seq` up to it. */
-async function readMessages(store: HistoryStore, agentId: string, seq: number, through: string | null) {
-  if (through === null) {
-    const [message] = await store.messages(agentId, seq, seq);
-    if (!message) throw new SlidingContextError('UNKNOWN_AGENT', `Agent ${agentId} stored no message ${seq}.`);
-    return message;
+/**
+ * One stored message, or with `through` the agent's messages from `seq` up to it. The seqs are
+ * checked against the agent's last one before the store is asked, so that a number the store's
+ * column cannot hold (over 2^31 - 1) is a message not held, never a failed query.
+ * @throws SlidingContextError `UNKNOWN_AGENT`; `UNKNOWN_MESSAGE` for a seq the agent did not store; `INVALID_OPTION`
+ */
+async function readMessages(store: HistoryStore, agentId: string, seqText: string, through: string | null) {
+  if (!WHOLE_NUMBER.test(seqText)) throw new SlidingContextError('INVALID_OPTION', `seq: expected a message number from 1; got "${seqText.slice(0, 100)}".`);
+  // A long digit string is a large number, never a small one: compared with the last seq, it is past it.
+  const seq = Number(seqText);
+  const lastSeq = await store.lastSeq(agentId);
+  if (seq < 1 || seq > lastSeq) {
+    const stored = lastSeq === 0 ? 'it stored none' : `it stored messages 1 to ${lastSeq}`;
+    throw new SlidingContextError('UNKNOWN_MESSAGE', `Agent ${agentId} stored no message ${seqText.slice(0, 100)}: ${stored}.`);
   }
-  const last = Number(through);
-  if (!Number.isInteger(last) || last < seq || last - seq >= MESSAGES_PER_ANSWER) {
-    throw new SlidingContextError('INVALID_OPTION', `through: expected a seq from ${seq} to ${seq + MESSAGES_PER_ANSWER - 1}; got "${through}".`);
+  const last = through === null ? seq : Number(through);
+  if (through !== null && (!WHOLE_NUMBER.test(through) || last < seq || last - seq >= MESSAGES_PER_ANSWER)) {
+    throw new SlidingContextError('INVALID_OPTION', `through: expected a seq from ${seq} to ${seq + MESSAGES_PER_ANSWER - 1}; got "${through.slice(0, 100)}".`);
   }
-  return { messages: await store.messages(agentId, seq, last) };
+  const messages = await store.messages(agentId, seq, Math.min(last, lastSeq));
+  if (through !== null) return { messages };
+  const [message] = messages;
+  if (!message) throw new SlidingContextError('UNKNOWN_MESSAGE', `Agent ${agentId} stored no message ${seq}.`);
+  return message;
 }

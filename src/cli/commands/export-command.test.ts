@@ -56,6 +56,25 @@ describe('export', () => {
     }
   }, 600_000);
 
+  it('jsonl keeps the agent\'s provider and wire format: import reads them back, not the defaults', async () => {
+    const dataDir = join(directory, 'providers');
+    const flags = ['--data-dir', dataDir];
+    const store = await HistoryStore.open({ dataDir });
+    const anthropic = await store.createAgent({ provider: 'anthropic', model: 'claude-sonnet-4-6', format: 'anthropic' });
+    const responses = await store.createAgent({ provider: 'openai', model: 'gpt-4o', format: 'openai-responses' });
+    for (const agentId of [anthropic, responses]) await store.append(agentId, [{ role: 'user', content: 'ask' }, { role: 'assistant', content: 'answer' }]);
+    await store.close();
+    for (const [agentId, provider, format] of [[anthropic, 'anthropic', 'anthropic'], [responses, 'openai', 'openai-responses']] as const) {
+      const exported = (await runCli(['export', agentId, ...flags])).stdout;
+      expect(JSON.parse(exported.split('\n')[0] ?? '')).toMatchObject({ provider, format });
+      const imported = await runCli(['import', 'agent.jsonl', '--json', ...flags], { files: { 'agent.jsonl': exported } });
+      expect(imported.stderr, provider).not.toContain('Unknown model');
+      const { agentId: copy } = JSON.parse(imported.stdout) as { agentId: string };
+      const history = JSON.parse((await runCli(['history', copy, '--json', ...flags])).stdout) as { provider: string; format: string };
+      expect({ provider: history.provider, format: history.format }).toEqual({ provider, format });
+    }
+  }, 600_000);
+
   it('refuses an --out that is the store\'s own (a file in its folder, its lock, socket or views), writing nothing', async () => {
     const dataDir = join(directory, 'guarded');
     const store = await HistoryStore.open({ dataDir });

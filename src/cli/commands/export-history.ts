@@ -7,6 +7,7 @@ import type { HistoryStore, TimelineFork } from '../../store/history-store.js';
 import { defaultModelFor } from '../../tokens/default-target.js';
 import { providerOfFormat } from '../read-conversation-input.js';
 import { historyJsonl } from './history-jsonl.js';
+import { agentWireFormat } from '../../views/agent-wire-format.js';
 
 /** The formats `export` writes: a provider body (or the neutral one), or JSONL with every event. */
 export const EXPORT_FORMATS = [...wireFormats, 'jsonl'] as const;
@@ -82,7 +83,7 @@ export async function exportAgentHistory(
   if (format === 'jsonl') {
     const header = {
       agentId,
-      ...(provider === undefined ? {} : { provider }),
+      ...(provider === undefined ? {} : { provider, format: agentWireFormat(meta, provider) }),
       ...(model === undefined ? {} : { model }),
       ...(settings.system === undefined ? {} : { system: settings.system }),
       ...(settings.tools === undefined ? {} : { tools: settings.tools }),

@@ -7,6 +7,8 @@ export { isExportHeader, readExportLines } from '../../import/export-lines.js';
 export interface ExportHeader {
   readonly agentId: string;
   readonly provider?: string | undefined;
+  /** The wire format the agent's requests are built in (see `agentWireFormat`). */
+  readonly format?: string | undefined;
   readonly model?: string | undefined;
   readonly system?: string | undefined;
   readonly tools?: readonly ToolDefinition[] | undefined;
