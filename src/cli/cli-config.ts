@@ -7,7 +7,7 @@ import { parseJsonText } from '../message/parse-json-text.js';
 import { estimateFamilies, type EstimateFamilyName } from '../tokens/data/estimate-families.js';
 import { WINDOW_POLICY_SCHEMA, WINDOW_POLICY_NAMES } from '../window/window-policy.js';
 import type { CliIo } from './cli-io.js';
-import { condenseProfileSetting, parseBudgetSetting } from './cli-settings.js';
+import { condenseProfileSetting, parseBudgetSetting, SUMMARIZER_NAMES, SUMMARIZER_PROVIDERS } from './cli-settings.js';
 import { decodeInputText, type InputContent } from './decode-input-text.js';
 
 /** The file the CLI reads its settings from, in the working directory. */
@@ -36,8 +36,8 @@ export const CLI_CONFIG_SCHEMA = z.object({
   model: z.string().min(1).optional(),
   policy: z.union([z.enum(WINDOW_POLICY_NAMES), WINDOW_POLICY_SCHEMA]).optional(),
   pinFirst: z.boolean().optional(),
-  dataDir: z.string().min(1).optional(),
-  databaseUrl: z.string().min(1).optional(),
+  dataDir: z.string().min(1).regex(/\S/, 'must not be blank').optional(),
+  databaseUrl: z.string().min(1).regex(/\S/, 'must not be blank').optional(),
   /** Corrections to the model catalog, keyed `provider/model` or `model`. */
   models: MODEL_OVERRIDES_SCHEMA.optional(),
   modelBudget: z.object({
@@ -46,13 +46,13 @@ export const CLI_CONFIG_SCHEMA = z.object({
     bufferFraction: z.number().min(0).lt(1).optional(),
   }).strict().optional(),
   condense: z.object({
-    summarizer: z.enum(['digest', 'llm']).optional(),
+    summarizer: z.enum(SUMMARIZER_NAMES).optional(),
     /** Global threshold, in percent of the context window. */
     thresholdPercent: z.number().min(5).max(100).optional(),
     /** The profile in force; its threshold overrides the global one (−1 inherits). */
     profile: z.string().optional(),
     profiles: z.record(z.string(), profileSchema).optional(),
-    summarizerProvider: z.enum(['openai', 'anthropic']).optional(),
+    summarizerProvider: z.enum(SUMMARIZER_PROVIDERS).optional(),
     summarizerModel: z.string().min(1).optional(),
     baseUrl: z.url().optional(),
     customCondensingPrompt: z.string().min(1).optional(),

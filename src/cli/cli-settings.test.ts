@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runCli } from './_test-cli.js';
 import type { CliConfig } from './cli-config.js';
 import { budgetSetting, CLI_SETTINGS, condenseProfileSetting, type CliSettingName, settingFromEnv, settingWinner, summaryShareSetting } from './cli-settings.js';
 
@@ -60,6 +61,12 @@ describe('CLI settings: a flag beats its env var, which beats the config file', 
     expect(condenseProfileSetting({ SLIDING_CONTEXT_PROFILE: 'from-env' }, config)).toBe('from-env');
     expect(condenseProfileSetting({}, config)).toBe('from-config');
     expect(condenseProfileSetting({}, {})).toBeUndefined();
+  });
+
+  it('names SLIDING_CONTEXT_SUMMARIZER (or _PROVIDER), not the flag, for a value from the env that is not one it takes', async () => {
+    const refusal = (env: Record<string, string>) => runCli(['compact', 'some-agent'], { env }).then(() => 'ran', (caught: unknown) => String(caught));
+    expect(await refusal({ SLIDING_CONTEXT_SUMMARIZER: 'bogus' })).toContain('SLIDING_CONTEXT_SUMMARIZER: "bogus" is not one of digest or llm; set it to one of them, or unset it.');
+    expect(await refusal({ SLIDING_CONTEXT_SUMMARIZER: 'llm', SLIDING_CONTEXT_SUMMARIZER_PROVIDER: 'acme' })).toContain('SLIDING_CONTEXT_SUMMARIZER_PROVIDER: "acme" is not one of openai or anthropic;');
   });
 
   it('leaves a setting the command does not declare alone', () => {

@@ -13,6 +13,12 @@ import type { CliIo } from './cli-io.js';
  * asks {@link settingFromEnv} where it uses them (so that, for one, a chat's resume hint names
  * only the flags typed).
  */
+/** The summarizers `compact` runs, by name. */
+export const SUMMARIZER_NAMES = ['digest', 'llm'] as const;
+
+/** The providers an `llm` summarizer calls. */
+export const SUMMARIZER_PROVIDERS = ['openai', 'anthropic'] as const;
+
 export const CLI_SETTINGS = [
   { option: 'budget', env: 'SLIDING_CONTEXT_TOKENS', envAtUse: true, config: (config: CliConfig) => config.budget },
   { option: 'databaseUrl', env: 'DATABASE_URL', envAtUse: true, group: 'store', config: (config: CliConfig) => config.databaseUrl },
@@ -21,8 +27,8 @@ export const CLI_SETTINGS = [
   { option: 'model', env: 'SLIDING_CONTEXT_MODEL', config: (config: CliConfig) => config.model },
   { option: 'policy', env: 'SLIDING_CONTEXT_POLICY', config: (config: CliConfig) => config.policy },
   { option: 'pinFirst', env: 'SLIDING_CONTEXT_PIN_FIRST', config: (config: CliConfig) => config.pinFirst },
-  { option: 'summarizer', env: 'SLIDING_CONTEXT_SUMMARIZER', config: (config: CliConfig) => config.condense?.summarizer },
-  { option: 'summarizerProvider', env: 'SLIDING_CONTEXT_SUMMARIZER_PROVIDER', config: (config: CliConfig) => config.condense?.summarizerProvider },
+  { option: 'summarizer', env: 'SLIDING_CONTEXT_SUMMARIZER', values: SUMMARIZER_NAMES, config: (config: CliConfig) => config.condense?.summarizer },
+  { option: 'summarizerProvider', env: 'SLIDING_CONTEXT_SUMMARIZER_PROVIDER', values: SUMMARIZER_PROVIDERS, config: (config: CliConfig) => config.condense?.summarizerProvider },
   { option: 'summarizerModel', env: 'SLIDING_CONTEXT_SUMMARIZER_MODEL', config: (config: CliConfig) => config.condense?.summarizerModel },
   { option: 'baseUrl', env: 'SLIDING_CONTEXT_BASE_URL', config: (config: CliConfig) => config.condense?.baseUrl },
   { option: 'maxSummaryShare', env: 'SLIDING_CONTEXT_MAX_SUMMARY_SHARE', config: (config: CliConfig) => config.condense?.maxSummaryShare },
@@ -33,6 +39,8 @@ interface CliSetting {
   readonly env: string;
   readonly envAtUse?: boolean;
   readonly group?: 'store';
+  /** The values it may take; an env var's other value is refused naming the variable (the config file's schema checks its own). */
+  readonly values?: readonly string[];
   readonly config: (config: CliConfig) => unknown;
 }
 
@@ -137,7 +145,10 @@ export function condenseProfileSetting(env: CliIo['env'], config: CliConfig): st
   return env.SLIDING_CONTEXT_PROFILE ?? config.condense?.profile;
 }
 
-/** Fills the options a command declares but was not given, from env vars and then the config. */
+/**
+ * Fills the options a command declares but was not given, from env vars and then the config.
+ * @throws SlidingContextError `INVALID_OPTION` naming the env var, for a value it cannot take
+ */
 export function applyCliSettings(command: Command, config: CliConfig, env: CliIo['env']): void {
   const declared = new Set(command.options.map((option) => option.attributeName()));
   const given = new Set([...declared].filter((option) => {
@@ -148,6 +159,9 @@ export function applyCliSettings(command: Command, config: CliConfig, env: CliIo
     const winner = settingWinner(setting.option as CliSettingName, { declared, given, env, config });
     if (winner === undefined || winner.source === 'flag') continue;
     if (winner.source === 'env') {
+      if (setting.values !== undefined && !setting.values.includes(String(winner.value))) {
+        throw new SlidingContextError('INVALID_OPTION', `${setting.env}: ${JSON.stringify(winner.value)} is not one of ${setting.values.join(' or ')}; set it to one of them, or unset it.`);
+      }
       if (setting.envAtUse !== true) command.setOptionValueWithSource(setting.option, setting.option === 'pinFirst' ? winner.value === '1' || winner.value === 'true' : winner.value, 'env');
       continue;
     }

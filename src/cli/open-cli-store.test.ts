@@ -65,6 +65,26 @@ describe('an empty store flag', () => {
   });
 });
 
+describe('a blank store setting, on every command', () => {
+  const refusal = (args: string[], options: Parameters<typeof runCli>[1] = {}) => runCli(args, options).then(() => 'ran', (caught: unknown) => String(caught));
+
+  it('refuses --data-dir "" or "   " with the CLI\'s wording, on demo and window too (which need no store)', async () => {
+    const files = { 's.json': JSON.stringify([{ role: 'user', content: 'hi' }]) };
+    for (const value of ['', '   ']) {
+      for (const args of [['demo', '--exchanges', '1'], ['window', 's.json'], ['agents'], ['history', 'x']]) {
+        expect(await refusal([...args, '--data-dir', value], { files })).toContain('--data-dir: the value is empty; give a directory, or leave the option out.');
+      }
+    }
+  });
+
+  it('names SLIDING_CONTEXT_DATA_DIR or DATABASE_URL when the blank value came from it, and the config file for its own', async () => {
+    expect(await refusal(['agents'], { env: { SLIDING_CONTEXT_DATA_DIR: '   ' } })).toContain('SLIDING_CONTEXT_DATA_DIR: the value is blank; give a directory, or unset it.');
+    expect(await refusal(['agents'], { env: { DATABASE_URL: ' ' } })).toContain('DATABASE_URL: the value is blank; give a postgres:// URL, or unset it.');
+    const config = (dataDir: string) => ({ files: { 'sliding-context.config.json': JSON.stringify({ dataDir }) } });
+    expect(await refusal(['demo', '--exchanges', '1'], config('  '))).toContain('sliding-context.config.json: dataDir: must not be blank');
+  });
+});
+
 describe('a data directory that starts with ~ (which the shell leaves as it is after `=`)', () => {
   it('is under the home directory, from --data-dir=~/…, SLIDING_CONTEXT_DATA_DIR and the config file', async () => {
     const home = join(directory, 'home');

@@ -21,19 +21,36 @@ export interface StoreFlags {
  * store yet, creating nothing there. An empty flag is refused (an unset shell variable in
  * `--data-dir "$DIR"` must not reach the data home's store); an empty env var counts as unset.
  * A directory's leading `~/` is the home directory, from a flag, the env var or the config file.
- * @throws SlidingContextError `INVALID_OPTION` for an empty `--data-dir` or `--database-url`
+ * @throws SlidingContextError `INVALID_OPTION` for an empty `--data-dir` or `--database-url`, or a blank env var
  */
 export function cliStoreLocation(io: Pick<CliIo, 'env'>, flags: StoreFlags, options: { readonly create?: boolean } = {}): StoreLocation {
-  for (const [flag, value] of [['--data-dir', flags.dataDir], ['--database-url', flags.databaseUrl]] as const) {
-    if (value !== undefined && value.trim() === '') throw new SlidingContextError('INVALID_OPTION', `${flag}: the value is empty; give ${flag === '--data-dir' ? 'a directory' : 'a postgres:// URL'}, or leave the option out.`);
-  }
+  refuseEmptyStoreFlags(flags);
   const create = options.create === false ? { create: false } : {};
   if (flags.databaseUrl) return { databaseUrl: flags.databaseUrl, ...create };
   if (flags.dataDir) return { dataDir: expandHomeDirectory(flags.dataDir), ...create };
-  const databaseUrl = settingFromEnv('databaseUrl', flags, io.env);
+  const databaseUrl = refuseBlankEnv('DATABASE_URL', settingFromEnv('databaseUrl', flags, io.env));
   if (databaseUrl !== undefined) return { databaseUrl, ...create };
-  const dataDir = settingFromEnv('dataDir', flags, io.env);
+  const dataDir = refuseBlankEnv('SLIDING_CONTEXT_DATA_DIR', settingFromEnv('dataDir', flags, io.env));
   return { dataDir: dataDir === undefined ? defaultDataDir(io.env) : expandHomeDirectory(dataDir), ...create };
+}
+
+const storeWanted = (name: string) => (name === '--data-dir' || name === 'SLIDING_CONTEXT_DATA_DIR' ? 'a directory' : 'a postgres:// URL');
+
+/**
+ * Refuses an empty or all-whitespace `--data-dir` or `--database-url` (typed, or from the config
+ * file), for every command before it runs: one that keeps its store in memory without it too.
+ * @throws SlidingContextError `INVALID_OPTION` naming the flag
+ */
+export function refuseEmptyStoreFlags(flags: { readonly dataDir?: unknown; readonly databaseUrl?: unknown }): void {
+  for (const [flag, value] of [['--data-dir', flags.dataDir], ['--database-url', flags.databaseUrl]] as const) {
+    if (typeof value === 'string' && value.trim() === '') throw new SlidingContextError('INVALID_OPTION', `${flag}: the value is empty; give ${storeWanted(flag)}, or leave the option out.`);
+  }
+}
+
+/** An env var's store setting; an all-whitespace one is refused (an empty one is unset already). */
+function refuseBlankEnv(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new SlidingContextError('INVALID_OPTION', `${name}: the value is blank; give ${storeWanted(name)}, or unset it.`);
+  return value;
 }
 
 /**

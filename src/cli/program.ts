@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { loadCliConfig } from './cli-config.js';
 import { applyCliSettings } from './cli-settings.js';
+import { refuseEmptyStoreFlags } from './open-cli-store.js';
 import { modelOverrideOptions, recordModelOverrideFlags } from './cli-model-overrides.js';
 import type { DeclareCommand } from './command-line.js';
 import { declareWindowCommand } from './commands/window-command-line.js';
@@ -71,6 +72,8 @@ export function createProgram(io: CliIo): Command {
     // Flags win over env vars, which win over sliding-context.config.json (or package.json "slidingContext").
     .hook('preAction', async (_, command) => {
       applyCliSettings(command, await loadCliConfig(io), io.env);
+      // Every command, not only those that open a store through `cliStoreLocation` (`demo`, `window`).
+      refuseEmptyStoreFlags(command.opts());
       recordModelOverrideFlags(io, command);
     });
 

@@ -3,6 +3,11 @@ export interface Completion {
   readonly text: string;
   /** True when the model's output cap cut the answer off. */
   readonly truncated: boolean;
+  /**
+   * True when the provider's filter stopped the answer short or withheld it (OpenAI
+   * `content_filter`, Anthropic `refusal`, Gemini `SAFETY` and the like): what came is partial.
+   */
+  readonly filtered?: boolean | undefined;
   readonly inputTokens: number;
   readonly outputTokens: number;
 }

@@ -17,7 +17,7 @@ describe('modelBudget', () => {
     });
     expect(modelBudget({ known: false, contextWindowTokens: 128_000, maxOutputTokens: 16_384 }).reservedOutputTokens).toBe(8192);
     expect(modelBudget({ known: true, contextWindowTokens: 200_000, maxOutputTokens: 64_000 }, { reservedOutputTokens: 1000, bufferFraction: 0 }).allowedTokens).toBe(199_000);
-    expect(modelBudget({ known: true, contextWindowTokens: 1000, maxOutputTokens: 4000 }).allowedTokens).toBe(0);
+    expect(() => modelBudget({ known: true, contextWindowTokens: 1000, maxOutputTokens: 4000 })).toThrow(/BUDGET_INVALID|works out to/);
   });
 });
 

@@ -77,6 +77,13 @@ interface Answer {
   readonly text: string;
   readonly cost: SummaryCost;
   readonly truncated: boolean;
+  readonly filtered: boolean;
+}
+
+/** The summary's finish reason from its calls' answers: a filtered part taints the whole, as a cut-off one does. */
+function finishReasonOf(answers: readonly Answer[]): SummaryResult['finishReason'] {
+  if (answers.some((answer) => answer.filtered)) return 'content-filter';
+  return answers.some((answer) => answer.truncated) ? 'length' : 'stop';
 }
 
 /**
@@ -95,8 +102,10 @@ async function ask(options: LlmSummarizerOptions, system: string, user: string, 
 }
 
 async function askOnce(options: LlmSummarizerOptions, system: string, user: string, maxTokens: number, signal: AbortSignal | undefined): Promise<Answer> {
-  const { text, truncated, inputTokens, outputTokens } = await options.complete(system, user, { maxTokens, signal });
-  return { text, truncated, cost: { inputTokens, outputTokens } };
+  const { text, truncated, filtered, inputTokens, outputTokens } = await options.complete(system, user, { maxTokens, signal });
+  // A complete function of the caller's may pass on whatever its provider answered.
+  if (typeof text !== 'string') throw new SlidingContextError('UNEXPECTED_RESPONSE', `the answer has no text string (it is ${Array.isArray(text) ? 'an array' : typeof text}).`);
+  return { text, truncated, filtered: filtered === true, cost: { inputTokens, outputTokens } };
 }
 
 const addCost = (a: SummaryCost, b: SummaryCost): SummaryCost => ({
@@ -132,7 +141,7 @@ function chunk(blocks: readonly string[], limit: number, countTokens: (text: str
  * A summarizer that asks a model, as Roo Code's condensing does. It is rolling: the new summary is the
  * previous one with the newly evicted exchanges folded in. Input longer than the model takes is
  * summarized in parts, and the parts merged. A summary the model cut off at its output cap comes
- * back with finish reason `length`, which the conversation treats as a failure. A `focus` is added
+ * back with finish reason `length`, one the provider's filter stopped with `content-filter`; the conversation treats either as a failure. A `focus` is added
  * to the instructions (and to the merge's): the summary starts with it and keeps it in detail.
  */
 export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
@@ -147,19 +156,19 @@ export function llmSummarizer(options: LlmSummarizerOptions): Summarizer {
       const parts = chunk(blocks, Math.max(1, limit), input.countTokens);
       if (parts.length <= 1) {
         const answer = await ask(options, system, `${previous}Conversation to fold in:\n\n${parts[0] ?? ''}`, input.maxTokens, input.signal);
-        return { text: answer.text.trim(), cost: answer.cost, finishReason: answer.truncated ? 'length' : 'stop' };
+        return { text: answer.text.trim(), cost: answer.cost, finishReason: finishReasonOf([answer]) };
       }
       let cost: SummaryCost = { inputTokens: 0, outputTokens: 0 };
-      let truncated = false;
+      const answers: Answer[] = [];
       const summaries: string[] = [];
       for (const [index, part] of parts.entries()) {
         const answer = await ask(options, system, `Part ${index + 1} of ${parts.length} of the conversation to fold in:\n\n${part}`, input.maxTokens, input.signal);
         cost = addCost(cost, answer.cost);
-        truncated ||= answer.truncated;
+        answers.push(answer);
         summaries.push(answer.text.trim());
       }
       const merged = await ask(options, focusedPrompt(MERGE_PROMPT, input.focus), `${previous}${summaries.map((text, index) => `Part ${index + 1}:\n${text}`).join('\n\n')}`, input.maxTokens, input.signal);
-      return { text: merged.text.trim(), cost: addCost(cost, merged.cost), finishReason: truncated || merged.truncated ? 'length' : 'stop' };
+      return { text: merged.text.trim(), cost: addCost(cost, merged.cost), finishReason: finishReasonOf([...answers, merged]) };
     },
   };
 }

@@ -28,8 +28,11 @@ export interface SummaryCost {
 export interface SummaryResult {
   readonly text: string;
   readonly cost: SummaryCost;
-  /** `length` when the summarizer's output cap cut the summary off. */
-  readonly finishReason: 'stop' | 'length';
+  /**
+   * `length` when the summarizer's output cap cut the summary off; `content-filter` when the
+   * provider's filter stopped it short or withheld it. Either way the summary is not used.
+   */
+  readonly finishReason: 'stop' | 'length' | 'content-filter';
 }
 
 /**

@@ -11,9 +11,10 @@ export interface SummaryFailure {
 
 /**
  * Checks a summary before it replaces anything: it must have text, must not have been cut off by
- * its output cap, and must make the request smaller than the summary and exchanges it replaces.
+ * its output cap or stopped by the provider's content filter, and must make the request smaller than the summary and exchanges it replaces.
  */
 export function checkSummary(result: SummaryResult, tokens: { readonly summary: number; readonly replaced: number }): SummaryFailure | undefined {
+  if (result.finishReason === 'content-filter') return { reason: 'truncated', detail: 'the provider\'s content filter stopped the summary short' };
   if (result.text.trim() === '') return { reason: 'empty', detail: 'the summarizer returned no text' };
   if (result.finishReason === 'length') return { reason: 'truncated', detail: 'the summary was cut off by its output cap' };
   if (tokens.summary >= tokens.replaced) {

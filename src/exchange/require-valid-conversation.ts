@@ -11,7 +11,7 @@ import { startsExchange } from './detect-exchanges.js';
 export function leadInError(index: number, role: string): SlidingContextError {
   return new SlidingContextError(
     'INVALID_CONVERSATION',
-    `messages[${index}].role: a "${role}" message comes before the first user message; only system messages may precede it, so start the conversation with a user message.`,
+    `messages[${index}].role: ${/^[aeio]/i.test(role) ? 'an' : 'a'} "${role}" message comes before the first user message; only system messages may precede it, so start the conversation with a user message.`,
   );
 }
 

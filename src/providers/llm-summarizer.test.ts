@@ -148,6 +148,7 @@ describe.each(['openai', 'anthropic'] as const)('the LLM summarizer through the 
     ['a 500 error', () => errorFixture('openai-server-error'), 'error'],
     ['a timeout', () => ({ ...summaryFixture(`${provider}-summary`), delayMs: 3_000 }), 'timeout'],
     ['a truncated summary', () => summaryFixture(provider === 'openai' ? 'openai-summary-length' : 'anthropic-summary-max-tokens'), 'truncated'],
+    ['a summary the content filter stopped short', () => summaryFixture(provider === 'openai' ? 'openai-summary-content-filter' : 'anthropic-summary-refusal'), 'truncated'],
     ['a summary longer than its input', () => summaryFixture(`${provider}-summary-longer-than-input`), 'not-smaller'],
     ['a 400 "prompt is too long"', () => errorFixture(provider === 'openai' ? 'openai-context-length-exceeded' : 'anthropic-prompt-too-long'), 'error'],
   ];
@@ -192,5 +193,7 @@ describe('the LLM summarizer given an official SDK client instead of complete', 
     await conversation.append(turn(8));
     answers.push(summaryFixture('google-summary-max-tokens'));
     expect((await conversation.compact()).fallback).toBe('truncated');
+    answers.push(summaryFixture('google-summary-safety'));
+    expect(await conversation.compact()).toMatchObject({ summary: null, fallback: 'truncated', fallbackDetail: expect.stringContaining('content filter') as unknown });
   });
 });

@@ -22,6 +22,17 @@ describe('convertClaudeCodeTranscript', () => {
     expect(transcript.skipped).toEqual({});
   });
 
+  it('goes on past a line it could not read (a broken line): the thread before it is kept', () => {
+    // Line 4 (the answer a3, parent of the next prompt) was broken: it is not among the records.
+    const transcript = convertClaudeCodeTranscript(
+      [prompt(1, 'u1', null, 'read it'), call(2, 'a1', 'u1', 'msg_1', 'toolu_a'), result(3, 'r1', 'a1', 'toolu_a', 'A'), prompt(5, 'u2', 'a3', 'and then?'), answer(6, 'a4', 'u2', 'msg_3')],
+      false,
+    );
+    expect(transcript.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user', 'assistant']);
+    expect(transcript.messages[0]).toMatchObject({ role: 'user', content: 'read it' });
+    expect(transcript.skipped).toEqual({});
+  });
+
   it('takes back the results of parallel calls off the chain, but not a second result for a call already answered', () => {
     const transcript = convertClaudeCodeTranscript(
       [

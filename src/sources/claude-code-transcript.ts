@@ -36,6 +36,11 @@ function offThreadReason(record: Readonly<Record<string, unknown>>): string {
   return record.type === 'user' || record.type === 'assistant' || record.type === 'system' ? 'abandoned branch' : 'other record';
 }
 
+/** The last line of `records` before `entry` in the file that `keeps`, if any. */
+function lineBefore(records: readonly TranscriptLine[], entry: TranscriptLine, keeps: (entry: TranscriptLine) => boolean): TranscriptLine | undefined {
+  return records.findLast((each) => each.line < entry.line && keeps(each));
+}
+
 /**
  * The main thread of the session: the chain of `parentUuid` links back from its last message,
  * so that branches left by an edited prompt or a retry are not mixed in. Claude Code writes one
@@ -55,7 +60,8 @@ function mainThread(records: readonly TranscriptLine[]): { thread: TranscriptLin
     onThread.add(at);
     chain.push(at);
     const parent: unknown = at.record.parentUuid ?? at.record.logicalParentUuid;
-    at = typeof parent === 'string' ? byUuid.get(parent) : undefined;
+    // A parent the file names but does not hold readable (a broken line): the thread goes on from the line before.
+    at = typeof parent === 'string' ? (byUuid.get(parent) ?? lineBefore(records, at, conversation)) : undefined;
   }
   chain.reverse();
 

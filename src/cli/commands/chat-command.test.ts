@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -60,6 +60,14 @@ describe('chat', () => {
     const again = await runChat({ dataDir, provider: 'anthropic', model: 'local-model', baseUrl: 'http://127.0.0.1:9/v1', agent: agentId }, '');
     expect(again).toContain(`agent ${agentId ?? ''} · anthropic/local-model`);
   }, 60_000);
+
+  it('refuses a --base-url that is no http(s) address before it opens the store', async () => {
+    const dataDir = join(work, 'bad-base-url');
+    for (const baseUrl of ['not a url', 'file:///etc/passwd']) {
+      await expect(runChat({ dataDir, new: true, baseUrl }, 'hello\n')).rejects.toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining('--base-url') });
+    }
+    expect(existsSync(dataDir)).toBe(false);
+  });
 
   it('off a terminal, stdin that ends before any line is refused (NOT_A_TERMINAL) and makes no agent', async () => {
     const dataDir = join(work, 'no-input');

@@ -14,6 +14,7 @@ import { withCliStore } from '../open-cli-store.js';
 import { resolveCliBudget } from '../resolve-cli-budget.js';
 import { summaryShareSetting } from '../cli-settings.js';
 import { API_KEY_VARIABLES, providerSdk, type ProviderSdk } from '../provider-sdk.js';
+import { parseBaseUrl } from '../../providers/parse-base-url.js';
 
 const isChatProvider = (name: string): name is ProviderSdk['provider'] => name in API_KEY_VARIABLES;
 
@@ -134,6 +135,8 @@ function lineReader(lines: Interface, output: NodeJS.WritableStream): (prompt: s
  */
 export async function runChatCommand(flags: ChatFlags, io: CliIo): Promise<void> {
   requireAgentName(flags.name, 'chat');
+  // A base URL that is no http(s) address is refused before the store is opened.
+  parseBaseUrl('--base-url', flags.baseUrl);
   const maxSummaryShare = summaryShareSetting(flags.maxSummaryShare);
   const { terminal } = io;
   if (!terminal) throw new SlidingContextError('NOT_A_TERMINAL', 'chat needs a terminal.');

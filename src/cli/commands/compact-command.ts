@@ -10,6 +10,7 @@ import type { CliIo } from '../cli-io.js';
 import { loadCliCounter } from '../load-cli-counter.js';
 import { withCliStore } from '../open-cli-store.js';
 import { providerSdk } from '../provider-sdk.js';
+import { parseBaseUrl } from '../../providers/parse-base-url.js';
 import { formatCount } from '../render/format-count.js';
 import { formatNumber } from '../render/format-number.js';
 import { renderLossReport } from '../render/loss-report-text.js';
@@ -24,14 +25,24 @@ async function summarizerFor(flags: CompactFlags, io: CliIo, config: CliConfig):
   if (name === 'digest') return digestSummarizer();
   if (name !== 'llm') throw new SlidingContextError('INVALID_OPTION', `--summarizer: "${name}" is not a summarizer; use digest or llm.`);
   const provider = flags.summarizerProvider ?? 'openai';
-  const model = flags.summarizerModel ?? SUMMARIZER_MODELS[provider];
+  const model = summarizerModelFlag(flags.summarizerModel) ?? SUMMARIZER_MODELS[provider];
   if ((provider !== 'openai' && provider !== 'anthropic') || model === undefined) {
     throw new SlidingContextError('INVALID_OPTION', `--summarizer-provider: "${provider}" is not supported; use openai (or any OpenAI-compatible --base-url) or anthropic.`);
   }
-  const sdk = await providerSdk(provider, io, flags.baseUrl);
+  const sdk = await providerSdk(provider, io, parseBaseUrl('--base-url', flags.baseUrl));
   const [{ llmSummarizer }, { completeFor }] = await Promise.all([import('../../condense/llm-summarizer.js'), import('../../providers/provider-table.js')]);
   const { customCondensingPrompt } = config.condense ?? {};
   return llmSummarizer({ complete: completeFor(sdk.provider, sdk.client, model), provider, model, customCondensingPrompt });
+}
+
+/**
+ * `--summarizer-model`'s name; a blank one would be sent as `"model": ""`.
+ * @throws SlidingContextError `INVALID_OPTION` for an empty or blank name
+ */
+function summarizerModelFlag(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (name.trim() === '') throw new SlidingContextError('INVALID_OPTION', '--summarizer-model: the name is empty; give a model, e.g. gpt-4o-mini, or leave the flag out for the default.');
+  return name;
 }
 
 /**
@@ -54,6 +65,9 @@ export function parseThroughFlag(text: string | undefined): number | undefined {
  */
 export async function runCompactCommand(agentId: string, flags: CompactFlags, io: CliIo): Promise<void> {
   const through = parseThroughFlag(flags.through);
+  // The summarizer's flags are checked before the config or the store is read, with any summarizer.
+  parseBaseUrl('--base-url', flags.baseUrl);
+  summarizerModelFlag(flags.summarizerModel);
   const maxSummaryShare = summaryShareSetting(flags.maxSummaryShare);
   const config = await loadCliConfig(io);
   const summarizer = await summarizerFor(flags, io, config);

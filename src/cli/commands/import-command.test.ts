@@ -94,4 +94,16 @@ describe('import of no messages', () => {
     expect(error).toMatchObject({ code: 'INVALID_CONVERSATION' });
     expect(held).toBe(stored.length);
   });
+  it('is refused when all it holds is events: a Claude Code file of summary lines alone, as a new agent and with --agent', async () => {
+    const summaries = ['Fixing the payments tests', 'Refactor of the ledger', 'Release notes'].map((summary, index) => JSON.stringify({ type: 'summary', summary, leafUuid: `leaf-${index}` })).join('\n');
+    const files = { 't_summary_only.jsonl': `${summaries}\n` };
+    const empty = join(directory, 'events-only-store');
+    await expect(runCli(['import', 't_summary_only.jsonl', '--format', 'claude-code', '--data-dir', empty], { files })).rejects.toMatchObject({
+      code: 'INVALID_CONVERSATION', message: 't_summary_only.jsonl holds no messages to import (only 3 events, such as marks); nothing was stored.',
+    });
+    await expect(runCli(['agents', '--data-dir', empty])).rejects.toMatchObject({ code: 'NO_STORE' });
+    const { error, held } = await refusal(['--agent', agentId], [{ role: 'event', kind: 'mark', label: 'only-a-mark' }]);
+    expect(error).toMatchObject({ code: 'INVALID_CONVERSATION', message: expect.stringContaining('holds no messages to import (only 1 event, such as marks)') as unknown });
+    expect(held).toBe(stored.length);
+  });
 });

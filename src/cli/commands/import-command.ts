@@ -3,6 +3,7 @@ import { isSlidingContextError, SlidingContextError } from '../../errors/sliding
 import { importConversation as importIntoStore, type ImportResult, importTarget } from '../../import/import-conversation.js';
 import { type ImportedConversation, readImportInput } from '../../import/read-import-input.js';
 import { requireValidImport } from '../../import/require-valid-import.js';
+import { isModelMessage } from '../../message/message.js';
 import type { HistoryStore } from '../../store/history-store.js';
 import type { CountTarget } from '../../tokens/token-counter.js';
 import { TRANSCRIPT_FORMATS } from '../../sources/read-transcript.js';
@@ -95,8 +96,10 @@ export async function runImportCommand(file: string, flags: ImportFlags, io: Cli
 async function importFile(file: string, flags: ImportFlags, io: CliIo, signal: AbortSignal): Promise<void> {
   const input = await readImportFile(io, file, flags);
   // An empty array or body would make an agent with nothing in it: refused before a store is opened.
-  if (input.messages.length === 0) {
-    throw new SlidingContextError('INVALID_CONVERSATION', `${file === '-' ? 'stdin' : file} holds no messages to import; nothing was stored.`);
+  // Events alone (a transcript's titles and summaries become marks) are nothing a model is sent either.
+  if (!input.messages.some(isModelMessage)) {
+    const events = input.messages.length === 0 ? '' : ` (only ${formatCount(input.messages.length, 'event')}, such as marks)`;
+    throw new SlidingContextError('INVALID_CONVERSATION', `${file === '-' ? 'stdin' : file} holds no messages to import${events}; nothing was stored.`);
   }
   // A new agent's conversation is checked before the store is opened: a refused import creates no store either.
   if (flags.agent === undefined) requireValidImport([], input.messages);

@@ -231,3 +231,11 @@ describe('sliding-context window, bad input', () => {
     expect(fraction.stdout).toMatch(/^Policy {5}fraction$/m);
   });
 });
+
+describe('window of a conversation that does not start with a user message', () => {
+  it('says "an" before "assistant" (a vowel sound) in the refusal', async () => {
+    const files = { 's.json': JSON.stringify([{ role: 'assistant', content: 'hello' }, { role: 'user', content: 'hi' }]) };
+    const refusal = await runCli(['window', 's.json'], { files }).then(() => 'ran', (caught: unknown) => String(caught));
+    expect(refusal).toContain('messages[0].role: an "assistant" message comes before the first user message; only system messages may precede it');
+  });
+});

@@ -22,6 +22,7 @@ it('asks generateContent with the system instruction and the output cap, and ans
   expect(completion).toEqual({
     text: 'The user asked the agent to fix the failing payments tests. Amounts are integer cents; src/0.ts to src/6.ts were read and look right.',
     truncated: false,
+    filtered: false,
     inputTokens: 1893,
     outputTokens: 161,
   });
