@@ -4,6 +4,12 @@ import { validateBudgetTokens } from '../window/budget-tokens.js';
 import type { CliConfig } from './cli-config.js';
 import type { CliIo } from './cli-io.js';
 
+/** The summarizers `compact` runs, by name. */
+export const SUMMARIZER_NAMES = ['digest', 'llm'] as const;
+
+/** The providers an `llm` summarizer calls. */
+export const SUMMARIZER_PROVIDERS = ['openai', 'anthropic'] as const;
+
 /**
  * The settings a flag, an env var or the config file may give, and where each is read. Flags win
  * over env vars, which win over the file. Settings of one `group` are one choice: a flag for any
@@ -13,12 +19,6 @@ import type { CliIo } from './cli-io.js';
  * asks {@link settingFromEnv} where it uses them (so that, for one, a chat's resume hint names
  * only the flags typed).
  */
-/** The summarizers `compact` runs, by name. */
-export const SUMMARIZER_NAMES = ['digest', 'llm'] as const;
-
-/** The providers an `llm` summarizer calls. */
-export const SUMMARIZER_PROVIDERS = ['openai', 'anthropic'] as const;
-
 export const CLI_SETTINGS = [
   { option: 'budget', env: 'SLIDING_CONTEXT_TOKENS', envAtUse: true, config: (config: CliConfig) => config.budget },
   { option: 'databaseUrl', env: 'DATABASE_URL', envAtUse: true, group: 'store', config: (config: CliConfig) => config.databaseUrl },

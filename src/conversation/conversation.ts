@@ -25,6 +25,7 @@ import { type ExchangeHistory, planHistoryView, type PlannedHistory } from './ex
 import { cacheUsageRange, PromptCacheTracker, recordTurnCacheUsage } from './prompt-cache.js';
 import { pinEventsFor } from '../window/pinned-message.js';
 import { ConversationWindow } from './conversation-window.js';
+import { windowCondenseHost } from './window-condense-host.js';
 
 export type { ConversationEvent, ConversationListener } from './conversation-events.js';
 export type { ExchangeHistory, PlannedHistory } from './exchange-history.js';
@@ -57,6 +58,8 @@ export class Conversation {
   /** The usage an append ended the turn with (its figures stored with it), until `endTurn`. */
   #turnEndedWith: { readonly usage: unknown } | undefined;
   readonly #pruner: WindowPruner;
+  /** What the condenser reads from this conversation and records through it. */
+  readonly #condenseHost: CondenseHost;
   readonly #bodies: WireBodyBuilder;
 
   private constructor(agentId: string, options: OpenConversationOptions, settings: AgentSettings) {
@@ -71,6 +74,7 @@ export class Conversation {
     this.#condenser = new Condenser({ condense: options.condense, policy, counter, target, budgetTokens: () => this.#settings.budgetTokens });
     this.#window = new ConversationWindow({ store, agentId, counter, target, policy, settings, workingBudget: () => this.#workingBudget });
     this.#pruner = new WindowPruner({ window: this.#window, store, agentId, emit: this.#emit });
+    this.#condenseHost = windowCondenseHost(this.#window, () => this.writeEvictionRecords(), this.#emit);
     this.#bodies = new WireBodyBuilder(options);
   }
 
@@ -286,26 +290,6 @@ export class Conversation {
     const result = await uncompactSummary(this.agentId, this.#condenseHost);
     // What came back may pass the budget: the window slides as the next request's would.
     return { ...result, tokensAfter: (await this.#pruner.prune()).totalTokens };
-  }
-
-  /** What the condenser reads from this conversation and records through it. */
-  get #condenseHost(): CondenseHost {
-    const window = this.#window;
-    return {
-      state: () => window.state,
-      summary: () => window.summary,
-      positionOf: (index) => window.positions[index],
-      // After the records that wait: a summary is recorded after what was evicted before it.
-      recordRange: async (range) => {
-        await this.writeEvictionRecords();
-        await window.recordRange(range);
-      },
-      pins: () => window.pinTexts(),
-      previewSummary: (first, last, data) => window.preview({ kind: 'summary', first, last, data: { ...data }, createdAt: new Date() }),
-      emit: (event) => {
-        this.#emit(event);
-      },
-    };
   }
 
   /**
